@@ -1,0 +1,29 @@
+# zkraft: two commands matter. `make run` serves an in-memory standalone
+# server on 127.0.0.1:2181; `make test` runs every check CI runs.
+
+GO ?= go
+
+.PHONY: run test build vet fmtcheck fuzz
+
+run:
+	$(GO) run ./cmd/zkserver
+
+build:
+	$(GO) build ./...
+
+fmtcheck:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+test: fmtcheck vet
+	$(GO) test -race -count=1 -timeout 15m ./...
+
+# Short fuzzing passes over the decoders and validators (not part of `make test`;
+# the committed seed corpora run as ordinary tests there).
+fuzz:
+	$(GO) test ./wire/ -run '^$$' -fuzz FuzzReadFrame -fuzztime 30s
+	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
+	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s

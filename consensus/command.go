@@ -1,0 +1,79 @@
+package consensus
+
+import (
+	"fmt"
+
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// Kind says what a log entry does.
+type Kind byte
+
+// Log entry kinds.
+const (
+	// KindTxn applies a datatree transaction (create, delete, setData, setACL, multi, deleteContainer).
+	KindTxn Kind = 1
+	// KindCreateSession adds a session to the replicated table.
+	KindCreateSession Kind = 2
+	// KindCloseSession removes a session and deletes its ephemerals.
+	KindCloseSession Kind = 3
+	// KindError records a write that failed before it became a transaction.
+	// Like ZooKeeper's error txn it changes nothing but consumes a zxid, so
+	// zxids advance exactly as on a ZooKeeper server.
+	KindError Kind = 4
+)
+
+// Command is one Raft log entry.
+type Command struct {
+	Kind    Kind
+	Session int64     // session created or closed (KindCreateSession, KindCloseSession)
+	Timeout int32     // negotiated timeout in ms (KindCreateSession)
+	Time    int64     // proposer's wall clock in ms (session kinds; KindTxn carries its own)
+	Code    wire.Code // the failure (KindError)
+	Txn     *datatree.Txn
+}
+
+// Encode appends the command's encoding.
+func (c *Command) Encode(e *wire.Encoder) {
+	e.Int(int32(c.Kind))
+	switch c.Kind {
+	case KindTxn:
+		c.Txn.Encode(e)
+	case KindCreateSession:
+		e.Long(c.Session)
+		e.Int(c.Timeout)
+		e.Long(c.Time)
+	case KindCloseSession:
+		e.Long(c.Session)
+		e.Long(c.Time)
+	case KindError:
+		e.Int(int32(c.Code))
+	}
+}
+
+// DecodeCommand decodes one log entry. A failure means a corrupt log.
+func DecodeCommand(b []byte) (*Command, error) {
+	d := wire.NewDecoder(b, 0)
+	c := &Command{Kind: Kind(d.Int())}
+	switch c.Kind {
+	case KindTxn:
+		c.Txn = &datatree.Txn{}
+		c.Txn.Decode(d)
+	case KindCreateSession:
+		c.Session = d.Long()
+		c.Timeout = d.Int()
+		c.Time = d.Long()
+	case KindCloseSession:
+		c.Session = d.Long()
+		c.Time = d.Long()
+	case KindError:
+		c.Code = wire.Code(d.Int())
+	default:
+		return nil, fmt.Errorf("consensus: unknown log entry kind %d", c.Kind)
+	}
+	if err := d.Err(); err != nil {
+		return nil, fmt.Errorf("consensus: decode %d entry: %w", c.Kind, err)
+	}
+	return c, nil
+}

@@ -1,0 +1,151 @@
+package consensus
+
+import (
+	"fmt"
+	"io"
+	"sync"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/session"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// State is the replicated state: the data tree, the session table and the
+// last applied zxid. Read it only through Node.Read, which holds the lock.
+type State struct {
+	Tree     *datatree.Tree
+	Sessions *session.Table
+	LastZxid int64
+}
+
+// Applied describes one committed log entry after it was applied.
+type Applied struct {
+	Zxid    int64
+	Command *Command
+	Result  datatree.Result
+}
+
+// ApplyHook sees every applied entry, in log order, while the state's write
+// lock is held, so that a reader holding the read lock never misses an event
+// that concerns what it read. It must not block.
+type ApplyHook func(a *Applied)
+
+// fsm implements raft.FSM over State.
+type fsm struct {
+	mu      sync.RWMutex
+	st      State
+	treeCfg datatree.Config
+	term    uint64 // term of the last applied command
+	counter uint32 // commands applied in that term
+	hook    ApplyHook
+}
+
+func newFSM(cfg datatree.Config, hook ApplyHook) *fsm {
+	return &fsm{
+		st:      State{Tree: datatree.New(cfg), Sessions: session.NewTable()},
+		treeCfg: cfg,
+		hook:    hook,
+	}
+}
+
+// nextZxid advances the zxid for a command committed in term.
+func (f *fsm) nextZxid(term uint64) int64 {
+	if term != f.term {
+		f.term, f.counter = term, 0
+	}
+	f.counter++
+	return int64(term)<<32 | int64(f.counter)
+}
+
+// Apply implements raft.FSM.
+func (f *fsm) Apply(l *raft.Log) interface{} {
+	cmd, err := DecodeCommand(l.Data)
+	if err != nil {
+		panic(fmt.Sprintf("consensus: corrupt log entry %d: %v", l.Index, err))
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	a := &Applied{Zxid: f.nextZxid(l.Term), Command: cmd}
+	f.st.LastZxid = a.Zxid
+	a.Result = f.applyCommand(a.Zxid, cmd)
+	if f.hook != nil {
+		f.hook(a)
+	}
+	return a
+}
+
+func (f *fsm) applyCommand(zxid int64, cmd *Command) datatree.Result {
+	switch cmd.Kind {
+	case KindCreateSession:
+		f.st.Sessions.Add(cmd.Session, cmd.Timeout)
+		return datatree.Result{}
+	case KindCloseSession:
+		if !f.st.Sessions.Remove(cmd.Session) {
+			return datatree.Result{Err: wire.CodeSessionExpired}
+		}
+		return datatree.Result{Events: f.st.Tree.KillSession(cmd.Session, zxid)}
+	case KindError:
+		return datatree.Result{Err: cmd.Code}
+	default:
+		txn := cmd.Txn
+		if txn.Session != 0 {
+			if _, ok := f.st.Sessions.Get(txn.Session); !ok {
+				return datatree.Result{Err: wire.CodeSessionExpired}
+			}
+		}
+		txn.Zxid = zxid
+		return f.st.Tree.Apply(txn)
+	}
+}
+
+// Snapshot implements raft.FSM. It encodes the state at once, under the read
+// lock, so Persist can run concurrently with later applies.
+func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
+	f.mu.RLock()
+	defer f.mu.RUnlock()
+	var e wire.Encoder
+	e.Long(int64(f.term))
+	e.Int(int32(f.counter))
+	e.Long(f.st.LastZxid)
+	f.st.Sessions.Snapshot(&e)
+	f.st.Tree.Snapshot(&e)
+	return &snapshot{data: e.Bytes()}, nil
+}
+
+// Restore implements raft.FSM.
+func (f *fsm) Restore(rc io.ReadCloser) error {
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		return fmt.Errorf("consensus: read snapshot: %w", err)
+	}
+	d := wire.NewDecoder(b, 0)
+	term, counter, last := d.Long(), d.Int(), d.Long()
+	sessions, err := session.RestoreTable(d)
+	if err != nil {
+		return fmt.Errorf("consensus: restore sessions: %w", err)
+	}
+	tree, err := datatree.Restore(d, f.treeCfg)
+	if err != nil {
+		return fmt.Errorf("consensus: restore tree: %w", err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.term, f.counter = uint64(term), uint32(counter)
+	f.st = State{Tree: tree, Sessions: sessions, LastZxid: last}
+	return nil
+}
+
+type snapshot struct{ data []byte }
+
+func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	if _, err := sink.Write(s.data); err != nil {
+		sink.Cancel()
+		return err
+	}
+	return sink.Close()
+}
+
+func (s *snapshot) Release() {}

@@ -1,0 +1,325 @@
+package datatree
+
+import (
+	"crypto/sha1"
+	"encoding/base64"
+	"encoding/binary"
+	"strconv"
+	"strings"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// aclEntry is one distinct ACL list shared by all nodes that carry it
+// (ZooKeeper's ReferenceCountedACLCache).
+type aclEntry struct {
+	acl  []wire.ACL
+	key  string
+	refs int64
+}
+
+// aclTable interns ACL lists so that a node stores a 4-byte index. Entries
+// whose count drops to zero are only released by flush, at the end of a
+// top-level transaction, so that a rolled-back multi can take its
+// references back without the index having been reused.
+type aclTable struct {
+	entries []aclEntry
+	byKey   map[string]uint32
+	free    []uint32 // released indexes, reused LIFO
+	pending []uint32 // indexes whose count reached zero in this txn
+	keyBuf  []byte
+}
+
+func newACLTable() aclTable { return aclTable{byKey: make(map[string]uint32)} }
+
+// appendACLKey appends a canonical byte encoding of acl to b.
+func appendACLKey(b []byte, acl []wire.ACL) []byte {
+	for _, a := range acl {
+		b = binary.BigEndian.AppendUint32(b, uint32(a.Perms))
+		b = binary.BigEndian.AppendUint32(b, uint32(len(a.ID.Scheme)))
+		b = append(b, a.ID.Scheme...)
+		b = binary.BigEndian.AppendUint32(b, uint32(len(a.ID.ID)))
+		b = append(b, a.ID.ID...)
+	}
+	return b
+}
+
+// acquire returns the index of acl, interning a private copy if it is new,
+// and takes one reference.
+func (t *aclTable) acquire(acl []wire.ACL) uint32 {
+	t.keyBuf = appendACLKey(t.keyBuf[:0], acl)
+	if idx, ok := t.byKey[string(t.keyBuf)]; ok {
+		t.entries[idx].refs++
+		return idx
+	}
+	e := aclEntry{acl: append([]wire.ACL(nil), acl...), key: string(t.keyBuf), refs: 1}
+	var idx uint32
+	if n := len(t.free); n > 0 {
+		idx = t.free[n-1]
+		t.free = t.free[:n-1]
+		t.entries[idx] = e
+	} else {
+		idx = uint32(len(t.entries))
+		t.entries = append(t.entries, e)
+	}
+	t.byKey[e.key] = idx
+	return idx
+}
+
+// retain takes one more reference on an existing index (used when a
+// rolled-back delete puts its node back).
+func (t *aclTable) retain(idx uint32) { t.entries[idx].refs++ }
+
+// release drops one reference; an entry reaching zero is queued for flush.
+func (t *aclTable) release(idx uint32) {
+	e := &t.entries[idx]
+	e.refs--
+	if e.refs == 0 {
+		t.pending = append(t.pending, idx)
+	}
+}
+
+// flush frees the queued entries that are still unreferenced.
+func (t *aclTable) flush() {
+	for _, idx := range t.pending {
+		e := &t.entries[idx]
+		if e.refs != 0 || e.acl == nil {
+			continue
+		}
+		delete(t.byKey, e.key)
+		*e = aclEntry{}
+		t.free = append(t.free, idx)
+	}
+	t.pending = t.pending[:0]
+}
+
+// get returns the interned list; callers must not modify it.
+func (t *aclTable) get(idx uint32) []wire.ACL { return t.entries[idx].acl }
+
+// live returns the number of interned lists.
+func (t *aclTable) live() int { return len(t.byKey) }
+
+// scheme is one authentication provider as far as ACLs are concerned.
+type scheme struct {
+	valid         func(id string) bool
+	matches       func(clientID, aclID string) bool
+	authenticated bool // AuthenticationProvider.isAuthenticated
+}
+
+// schemes are the providers ZooKeeper 3.8 registers by default
+// (ProviderRegistry.initialize): ip and digest. "world" and "auth" are
+// handled specially by fixupACL/checkACL; "super" has no provider.
+var schemes = map[string]scheme{
+	"ip":     {valid: ipValid, matches: ipMatches},
+	"digest": {valid: digestValid, matches: func(c, a string) bool { return c == a }, authenticated: true},
+}
+
+// isAnyone reports the world:anyone id.
+func isAnyone(id wire.Id) bool { return id.Scheme == "world" && id.ID == "anyone" }
+
+// removeDuplicates keeps the first occurrence of every ACL, in order.
+func removeDuplicates(acl []wire.ACL) []wire.ACL {
+	for i := 1; i < len(acl); i++ {
+		for j := 0; j < i; j++ {
+			if acl[i] == acl[j] {
+				return dedupSlow(acl)
+			}
+		}
+	}
+	return acl
+}
+
+func dedupSlow(acl []wire.ACL) []wire.ACL {
+	out := make([]wire.ACL, 0, len(acl))
+outer:
+	for _, a := range acl {
+		for _, b := range out {
+			if a == b {
+				continue outer
+			}
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
+// fixupACL validates and expands an ACL for create or setACL exactly as
+// PrepRequestProcessor.fixupACL: duplicates are removed, an empty list, an
+// unknown scheme or an id its provider rejects is INVALIDACL, and the "auth"
+// scheme expands to every authenticated id of the caller (digest; not ip,
+// not super), INVALIDACL when there is none. The result may alias acl.
+func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
+	uniq := removeDuplicates(acl)
+	if len(uniq) == 0 {
+		return nil, wire.CodeInvalidACL
+	}
+	if plainACL(uniq) {
+		return uniq, nil
+	}
+	out := make([]wire.ACL, 0, len(uniq))
+	for _, a := range uniq {
+		if a.ID.Scheme == "auth" {
+			n := len(out)
+			for _, id := range auth {
+				if s, ok := schemes[id.Scheme]; ok && s.authenticated {
+					out = append(out, wire.ACL{Perms: a.Perms, ID: id})
+				}
+			}
+			if len(out) == n {
+				return nil, wire.CodeInvalidACL
+			}
+			continue
+		}
+		if !validEntry(a) {
+			return nil, wire.CodeInvalidACL
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// validEntry checks a non-"auth" entry: world:anyone or an id its scheme's
+// provider accepts.
+func validEntry(a wire.ACL) bool {
+	if isAnyone(a.ID) {
+		return true
+	}
+	s, ok := schemes[a.ID.Scheme]
+	return ok && s.valid(a.ID.ID)
+}
+
+// plainACL reports whether every entry is valid and none uses "auth", in
+// which case fixupACL can return the list unchanged; otherwise its slow
+// path expands or rejects.
+func plainACL(acl []wire.ACL) bool {
+	for _, a := range acl {
+		if a.ID.Scheme == "auth" || !validEntry(a) {
+			return false
+		}
+	}
+	return true
+}
+
+// checkACL is ZooKeeperServer.checkACL: an empty ACL or a super id allows
+// everything; otherwise some entry granting perm must be world:anyone or
+// match one of the caller's ids of the same scheme. Denial is NOAUTH.
+func checkACL(acl []wire.ACL, perm int32, auth []wire.Id) error {
+	if len(acl) == 0 {
+		return nil
+	}
+	for _, id := range auth {
+		if id.Scheme == "super" {
+			return nil
+		}
+	}
+	for _, a := range acl {
+		if a.Perms&perm == 0 {
+			continue
+		}
+		if isAnyone(a.ID) {
+			return nil
+		}
+		s, ok := schemes[a.ID.Scheme]
+		if !ok {
+			continue
+		}
+		for _, id := range auth {
+			if id.Scheme == a.ID.Scheme && s.matches(id.ID, a.ID.ID) {
+				return nil
+			}
+		}
+	}
+	return wire.CodeNoAuth
+}
+
+// digestValid is DigestAuthenticationProvider.isValid: id.split(":") must
+// give exactly two parts, with Java's removal of trailing empty strings
+// ("u:h:" is valid, "u:" and "u:h:x" are not).
+func digestValid(id string) bool {
+	parts := strings.Split(id, ":")
+	if id != "" {
+		for len(parts) > 0 && parts[len(parts)-1] == "" {
+			parts = parts[:len(parts)-1]
+		}
+	}
+	return len(parts) == 2
+}
+
+// DigestID returns the digest-scheme id for a "user:password" credential as
+// DigestAuthenticationProvider.generateDigest computes it:
+// "user:" + base64(sha1("user:password")). The user part is everything
+// before the first ':'. The string's bytes are hashed as given.
+func DigestID(userPassword string) string {
+	user, _, _ := strings.Cut(userPassword, ":")
+	sum := sha1.Sum([]byte(userPassword))
+	return user + ":" + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// javaParseInt mirrors Integer.parseInt for ASCII input: an optional sign
+// and decimal digits fitting in 32 bits.
+func javaParseInt(s string) (int, bool) {
+	v, err := strconv.ParseInt(s, 10, 32)
+	return int(v), err == nil
+}
+
+// ipv4 parses a dotted quad as IPAuthenticationProvider.v4addr2Bytes: exactly
+// four parts, each an integer in 0..255. ZooKeeper 3.8 has no IPv6 support
+// in the ip scheme, so anything else is rejected.
+func ipv4(addr string) ([4]byte, bool) {
+	var b [4]byte
+	parts := strings.Split(addr, ".")
+	if len(parts) != 4 {
+		return b, false
+	}
+	for i, p := range parts {
+		v, ok := javaParseInt(p)
+		if !ok || v < 0 || v > 255 {
+			return b, false
+		}
+		b[i] = byte(v)
+	}
+	return b, true
+}
+
+// ipExpr parses an ip ACL expression "a.b.c.d" or "a.b.c.d/bits".
+func ipExpr(expr string) (addr [4]byte, bits int, ok bool) {
+	host, mask, hasMask := strings.Cut(expr, "/")
+	addr, ok = ipv4(host)
+	if !ok {
+		return addr, 0, false
+	}
+	bits = 32
+	if hasMask {
+		bits, ok = javaParseInt(mask)
+		if !ok || bits < 0 || bits > 32 {
+			return addr, 0, false
+		}
+	}
+	return addr, bits, true
+}
+
+// ipValid is IPAuthenticationProvider.isValid.
+func ipValid(id string) bool {
+	_, _, ok := ipExpr(id)
+	return ok
+}
+
+// ipMatches is IPAuthenticationProvider.matches: the client address and the
+// ACL address must agree on the first bits bits.
+func ipMatches(clientID, aclExpr string) bool {
+	acl, bits, ok := ipExpr(aclExpr)
+	if !ok {
+		return false
+	}
+	client, ok := ipv4(clientID)
+	if !ok {
+		return false
+	}
+	a := binary.BigEndian.Uint32(acl[:])
+	c := binary.BigEndian.Uint32(client[:])
+	mask := ^uint32(0) << (32 - bits)
+	if bits == 0 {
+		mask = 0
+	}
+	return a&mask == c&mask
+}

@@ -1,0 +1,135 @@
+package datatree
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// benchTree returns a tree with n children of /bench holding 100-byte data,
+// spread over 100 parents so no single map dominates.
+func benchTree(tb testing.TB, n int) (*Tree, []string) {
+	tr := New(Config{})
+	data := make([]byte, 100)
+	zxid := int64(0)
+	apply := func(path string) {
+		zxid++
+		r := tr.Apply(&Txn{Zxid: zxid, Time: zxid, Op: wire.OpCreate,
+			Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
+		if r.Err != nil {
+			tb.Fatal(r.Err)
+		}
+	}
+	apply("/bench")
+	for i := 0; i < 100; i++ {
+		apply("/bench/p" + strconv.Itoa(i))
+	}
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = "/bench/p" + strconv.Itoa(i%100) + "/node-" + strconv.Itoa(i)
+		apply(paths[i])
+	}
+	return tr, paths
+}
+
+func BenchmarkCreate(b *testing.B) {
+	tr := New(Config{})
+	tr.Apply(&Txn{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/bench", ACL: wire.OpenACLUnsafe}})
+	paths := make([]string, b.N)
+	for i := range paths {
+		paths[i] = "/bench/node-" + strconv.Itoa(i)
+	}
+	data := make([]byte, 100)
+	txn := &Txn{Op: wire.OpCreate}
+	req := &wire.CreateRequest{Data: data, ACL: wire.OpenACLUnsafe}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.Path = paths[i]
+		txn.Zxid, txn.Time, txn.Body = int64(i+2), int64(i), req
+		if r := tr.Apply(txn); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+func BenchmarkGetData(b *testing.B) {
+	tr, paths := benchTree(b, 10000)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := tr.GetData(paths[i%len(paths)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSetData(b *testing.B) {
+	tr, paths := benchTree(b, 10000)
+	data := make([]byte, 100)
+	txn := &Txn{Op: wire.OpSetData}
+	req := &wire.SetDataRequest{Data: data, Version: -1}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		req.Path = paths[i%len(paths)]
+		txn.Zxid, txn.Time, txn.Body = int64(i+20000), int64(i), req
+		if r := tr.Apply(txn); r.Err != nil {
+			b.Fatal(r.Err)
+		}
+	}
+}
+
+// heapInUse returns the live heap after a full collection.
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
+}
+
+// bytesPerZnode measures the heap cost of n znodes with 100-byte data, each
+// holding its own data buffer as a decoded request would.
+func bytesPerZnode(tb testing.TB, n int) float64 {
+	before := heapInUse()
+	tr := New(Config{})
+	zxid := int64(0)
+	apply := func(path string) {
+		zxid++
+		r := tr.Apply(&Txn{Zxid: zxid, Time: zxid, Op: wire.OpCreate,
+			Body: &wire.CreateRequest{Path: path, Data: make([]byte, 100), ACL: wire.OpenACLUnsafe}})
+		if r.Err != nil {
+			tb.Fatal(r.Err)
+		}
+	}
+	apply("/m")
+	for i := 0; i < 200; i++ {
+		apply("/m/p" + strconv.Itoa(i))
+	}
+	for i := 0; i < n; i++ {
+		apply("/m/p" + strconv.Itoa(i%200) + "/node-" + strconv.Itoa(i))
+	}
+	after := heapInUse()
+	runtime.KeepAlive(tr)
+	return float64(after-before) / float64(n)
+}
+
+func TestMemoryPerZnode(t *testing.T) {
+	if testing.Short() {
+		t.Skip("allocates 200k znodes")
+	}
+	per := bytesPerZnode(t, 200_000)
+	t.Logf("heap per znode (200k znodes, 100-byte data): %.0f bytes", per)
+	if per > 400 {
+		t.Errorf("%.0f bytes per znode, want <= 400", per)
+	}
+}
+
+func BenchmarkMemoryPerZnode(b *testing.B) {
+	for i := 0; i < b.N; i++ {
+		b.ReportMetric(bytesPerZnode(b, 200_000), "bytes/znode")
+	}
+}

@@ -1,0 +1,29 @@
+// Package datatree is the replicated znode tree of zkraft: the pure,
+// deterministic state machine that every replica applies the Raft log to.
+//
+// It owns:
+//
+//   - the znodes themselves (data, ACL, persisted Stat counters, ephemeral
+//     owner and node type) and the Stat values served to clients, computed
+//     exactly as ZooKeeper 3.8's DataTree/DataNode do (served cversion is
+//     2*creates-numChildren, ephemeralOwner is hidden for container and TTL
+//     nodes, ...);
+//   - the write transactions (Txn) and their application (Tree.Apply): create
+//     in all its variants, delete, setData, setACL, multi, deleteContainer and
+//     closeSession, with ZooKeeper's validation order and error precedence
+//     (PrepRequestProcessor) folded into the apply step, and the watch events
+//     each write fires;
+//   - ACL validation and matching for the world, auth, digest and ip schemes
+//     and the super identity (fixupACL/checkACL), and path validation
+//     (PathUtils.validatePath);
+//   - the indexes the server needs: ephemerals per session, container and TTL
+//     nodes (ContainerCandidates), node counts and data size;
+//   - snapshots of the whole tree (Tree.Snapshot/Restore).
+//
+// The package must stay a pure function of the transactions it is given: it
+// does no I/O, reads no clock (time comes from Txn.Time or a parameter),
+// starts no goroutines, takes no locks (the caller serialises access) and uses
+// no randomness; it must never import net, the server, consensus or session
+// packages. Iteration over Go maps never leaks into results: every list it
+// returns is sorted.
+package datatree

@@ -1,0 +1,85 @@
+package datatree
+
+import "github.com/zkraft/zkraft/wire"
+
+// multiOpOK reports whether op may appear in a write multi with a body of
+// the right type (MultiOperationRecord accepts create, create2,
+// createContainer, createTTL, delete, setData and check).
+func multiOpOK(op wire.MultiOp) bool {
+	switch op.Type {
+	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer:
+		_, ok := op.Record.(*wire.CreateRequest)
+		return ok
+	case wire.OpCreateTTL:
+		_, ok := op.Record.(*wire.CreateTTLRequest)
+		return ok
+	case wire.OpDelete:
+		_, ok := op.Record.(*wire.DeleteRequest)
+		return ok
+	case wire.OpSetData:
+		_, ok := op.Record.(*wire.SetDataRequest)
+		return ok
+	case wire.OpCheck:
+		_, ok := op.Record.(*wire.CheckVersionRequest)
+		return ok
+	}
+	return false
+}
+
+// applyMulti applies the ops in order, each seeing the effects of the
+// earlier ones, all with the txn's zxid and time. On the first failure
+// every change is undone and the result lists ZooKeeper's error results.
+// An op that may not appear in a multi is MARSHALLINGERROR for the whole
+// request, as ZooKeeper fails to deserialise it.
+func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
+	for _, op := range req.Ops {
+		if !multiOpOK(op) {
+			return Result{Err: wire.CodeMarshallingError}
+		}
+	}
+	log := make([]undoRec, 0, len(req.Ops))
+	t.undo = &log
+	defer func() { t.undo = nil }()
+	var ev []Event
+	results := make([]wire.MultiResult, len(req.Ops))
+	for i, op := range req.Ops {
+		out, err := t.applyOp(txn, op.Type, op.Record, &ev)
+		if err != nil {
+			t.rollback(log)
+			return Result{Multi: failedMulti(len(req.Ops), i, wire.CodeOf(err))}
+		}
+		results[i] = successResult(op.Type, out)
+	}
+	return Result{Multi: results, Events: ev}
+}
+
+// successResult is the OpResult ZooKeeper returns for a successful op.
+func successResult(op wire.Op, out opOut) wire.MultiResult {
+	switch op {
+	case wire.OpCreate:
+		return wire.MultiResult{Type: wire.OpCreate, Path: out.path}
+	case wire.OpCreate2, wire.OpCreateContainer, wire.OpCreateTTL:
+		return wire.MultiResult{Type: wire.OpCreate2, Path: out.path, Stat: out.stat}
+	case wire.OpSetData:
+		return wire.MultiResult{Type: wire.OpSetData, Stat: out.stat}
+	}
+	return wire.MultiResult{Type: op}
+}
+
+// failedMulti builds the results of a multi whose op failed failed with
+// code: error results with 0 before it, code for it and
+// RUNTIMEINCONSISTENCY after it.
+func failedMulti(n, failed int, code wire.Code) []wire.MultiResult {
+	out := make([]wire.MultiResult, n)
+	for i := range out {
+		c := wire.CodeOK
+		switch {
+		case i == failed:
+			c = code
+		case i > failed:
+			c = wire.CodeRuntimeInconsistency
+		}
+		out[i] = wire.MultiResult{Type: wire.OpError, Err: c}
+	}
+	return out
+}

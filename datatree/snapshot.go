@@ -1,0 +1,192 @@
+package datatree
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// Snapshot format: magic, version, then every node in pre-order with
+// children sorted by name. A node is: name (the root's is ""), data (null
+// kept), ACL reference, czxid, mzxid, pzxid, ctime, mtime, stored
+// ephemeralOwner, version, stored cversion, aversion, number of children.
+// ACL lists are numbered by first use: a reference equal to the number of
+// lists seen so far is followed by the list itself. The encoding is
+// therefore canonical: it depends only on the tree's contents. Indexes
+// (ephemerals, containers, TTLs), counts and the data size are rebuilt on
+// Restore.
+const (
+	snapMagic   int32 = 0x5a4b4454 // "ZKDT"
+	snapVersion int32 = 1
+	// minNodeBytes is the smallest encoded node, used to bound counts.
+	minNodeBytes = 4 + 4 + 4 + 6*8 + 4*4
+)
+
+// ErrBadSnapshot is wrapped by every error Restore reports.
+var ErrBadSnapshot = errors.New("datatree: bad snapshot")
+
+// Snapshot writes the whole tree: every node with its data, ACL, stored
+// Stat counters (stored cversion, not the served one) and stored
+// ephemeralOwner (session id, container or TTL encoding).
+func (t *Tree) Snapshot(e *wire.Encoder) {
+	e.Int(snapMagic)
+	e.Int(snapVersion)
+	refs := make(map[uint32]int32)
+	type frame struct {
+		name string
+		n    *node
+	}
+	stack := []frame{{"", t.root}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		t.encodeNode(e, refs, f.name, f.n)
+		names := childNames(f.n)
+		for i := len(names) - 1; i >= 0; i-- {
+			stack = append(stack, frame{names[i], f.n.children[names[i]]})
+		}
+	}
+}
+
+func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, name string, n *node) {
+	e.String(name)
+	e.Buffer(n.data)
+	if ref, ok := refs[n.acl]; ok {
+		e.Int(ref)
+	} else {
+		ref = int32(len(refs))
+		refs[n.acl] = ref
+		e.Int(ref)
+		wire.EncodeACLs(e, t.acls.get(n.acl))
+	}
+	e.Long(n.czxid)
+	e.Long(n.mzxid)
+	e.Long(n.pzxid)
+	e.Long(n.ctime)
+	e.Long(n.mtime)
+	e.Long(n.owner)
+	e.Int(n.version)
+	e.Int(n.cversion)
+	e.Int(n.aversion)
+	e.Int(int32(len(n.children)))
+}
+
+// Restore reads a tree written by Snapshot. cfg must be the Config the
+// replicas run with (it decides how TTL owner encodings are read).
+func Restore(d *wire.Decoder, cfg Config) (*Tree, error) {
+	if d.Int() != snapMagic || d.Int() != snapVersion {
+		return nil, snapErr(d, "bad header")
+	}
+	t := newEmpty(cfg)
+	var refs []uint32
+	if err := t.restoreNodes(d, &refs); err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+// snapErr reports the decoder's error if any, else a format error.
+func snapErr(d *wire.Decoder, msg string) error {
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrBadSnapshot, err)
+	}
+	return fmt.Errorf("%w: %s", ErrBadSnapshot, msg)
+}
+
+// restoreNodes reads the pre-order node list, rebuilding links, counts and
+// indexes without recursion.
+func (t *Tree) restoreNodes(d *wire.Decoder, refs *[]uint32) error {
+	name, root, nc, err := t.decodeNode(d, refs)
+	if err != nil {
+		return err
+	}
+	if name != "" {
+		return snapErr(d, "root has a name")
+	}
+	t.root = root
+	t.count = 1
+	t.dataSize = javaLen(rootPath) + int64(len(root.data))
+	type frame struct {
+		n    *node
+		path string
+		left int
+	}
+	stack := []frame{{root, "", nc}}
+	for len(stack) > 0 {
+		top := &stack[len(stack)-1]
+		if top.left == 0 {
+			stack = stack[:len(stack)-1]
+			continue
+		}
+		top.left--
+		name, n, nc, err := t.decodeNode(d, refs)
+		if err != nil {
+			return err
+		}
+		if name == "" || strings.IndexByte(name, '/') >= 0 || top.n.child(name) != nil {
+			return snapErr(d, "bad node name")
+		}
+		path := top.path + "/" + name
+		top.n.addChild(name, n)
+		t.attach(path, n)
+		stack = append(stack, frame{n, path, nc})
+	}
+	return nil
+}
+
+// decodeNode reads one node and takes a reference on its ACL, interning
+// the list when it appears for the first time.
+func (t *Tree) decodeNode(d *wire.Decoder, refs *[]uint32) (string, *node, int, error) {
+	name := d.String()
+	n := &node{data: d.Buffer()}
+	ref := d.Int()
+	switch {
+	case d.Err() != nil:
+		return "", nil, 0, snapErr(d, "")
+	case ref >= 0 && int(ref) < len(*refs):
+		n.acl = (*refs)[ref]
+		t.acls.retain(n.acl)
+	case int(ref) == len(*refs):
+		acl := wire.DecodeACLs(d)
+		if d.Err() != nil || len(acl) == 0 {
+			return "", nil, 0, snapErr(d, "bad ACL")
+		}
+		n.acl = t.acls.acquire(acl)
+		*refs = append(*refs, n.acl)
+	default:
+		return "", nil, 0, snapErr(d, "unknown ACL reference")
+	}
+	n.czxid, n.mzxid, n.pzxid = d.Long(), d.Long(), d.Long()
+	n.ctime, n.mtime, n.owner = d.Long(), d.Long(), d.Long()
+	n.version, n.cversion, n.aversion = d.Int(), d.Int(), d.Int()
+	nc := d.Count(minNodeBytes)
+	if d.Err() != nil || nc < 0 {
+		return "", nil, 0, snapErr(d, "bad child count")
+	}
+	return name, n, nc, nil
+}
+
+// Walk calls fn for every node in pre-order, children sorted by name,
+// with the node's path and served Stat.
+func (t *Tree) Walk(fn func(path string, st wire.Stat)) {
+	type frame struct {
+		path string
+		n    *node
+	}
+	stack := []frame{{rootPath, t.root}}
+	for len(stack) > 0 {
+		f := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		fn(f.path, f.n.stat(t.cfg.ExtendedTypesEnabled))
+		prefix := f.path
+		if prefix == rootPath {
+			prefix = ""
+		}
+		names := childNames(f.n)
+		for i := len(names) - 1; i >= 0; i-- {
+			stack = append(stack, frame{prefix + "/" + names[i], f.n.children[names[i]]})
+		}
+	}
+}

@@ -1,0 +1,219 @@
+package datatree
+
+import (
+	"slices"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// Config holds the options that change how transactions are applied. Every
+// replica must use the same Config.
+type Config struct {
+	// ExtendedTypesEnabled allows TTL nodes (zookeeper.extendedTypesEnabled).
+	// It also decides whether a stored TTL owner encoding is read as a TTL
+	// node, as in ZooKeeper.
+	ExtendedTypesEnabled bool
+}
+
+// Tree is the znode tree. It is not safe for concurrent use: the caller
+// serialises every call (reads included) with its own lock.
+type Tree struct {
+	cfg  Config
+	root *node
+	// count is the number of real znodes, root included.
+	count int
+	// dataSize is ApproximateDataSize, maintained incrementally.
+	dataSize   int64
+	acls       aclTable
+	ephemerals map[int64]map[string]struct{}
+	containers map[string]struct{}
+	ttls       map[string]struct{}
+	// undo is non-nil while a multi is being applied.
+	undo *[]undoRec
+}
+
+// New returns the tree ZooKeeper starts with: "/", "/zookeeper" and
+// "/zookeeper/quota" with world:anyone ALL, and "/zookeeper/config" with
+// world:anyone READ and aversion -1. All have zero Stat fields and empty
+// (non-nil) data; their children are linked without creates, so a fresh
+// tree serves cversion -1 for "/" and -2 for "/zookeeper".
+func New(cfg Config) *Tree {
+	t := newEmpty(cfg)
+	open := t.acls.acquire(wire.OpenACLUnsafe)
+	t.root = &node{data: []byte{}, acl: open}
+	t.count = 1
+	t.dataSize = javaLen(rootPath)
+	proc := &node{data: []byte{}, acl: t.acls.acquire(wire.OpenACLUnsafe)}
+	t.link(t.root, procPath, proc)
+	t.link(proc, quotaPath, &node{data: []byte{}, acl: t.acls.acquire(wire.OpenACLUnsafe)})
+	cfgNode := &node{data: []byte{}, acl: t.acls.acquire(wire.ReadACLUnsafe), aversion: -1}
+	t.link(proc, configPath, cfgNode)
+	return t
+}
+
+// newEmpty returns a tree with empty indexes and no nodes.
+func newEmpty(cfg Config) *Tree {
+	return &Tree{
+		cfg:        cfg,
+		acls:       newACLTable(),
+		ephemerals: make(map[int64]map[string]struct{}),
+		containers: make(map[string]struct{}),
+		ttls:       make(map[string]struct{}),
+	}
+}
+
+// link adds a built-in node without touching the parent's counters.
+func (t *Tree) link(parent *node, path string, n *node) {
+	_, name, _ := splitPath(path)
+	parent.addChild(name, n)
+	t.count++
+	t.dataSize += javaLen(path) + int64(len(n.data))
+}
+
+// lookup finds a node by exact path. "" is the root alias ZooKeeper keeps
+// in its node map, so it finds the root like "/".
+func (t *Tree) lookup(path string) *node {
+	if path == "" || path == rootPath {
+		return t.root
+	}
+	if path[0] != '/' {
+		return nil
+	}
+	n := t.root
+	rest := path[1:]
+	for {
+		seg, tail, more := cutSlash(rest)
+		n = n.child(seg)
+		if n == nil || !more {
+			return n
+		}
+		rest = tail
+	}
+}
+
+// cutSlash splits s at its first '/'.
+func cutSlash(s string) (head, tail string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '/' {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+// get returns the node at path or NONODE.
+func (t *Tree) get(path string) (*node, error) {
+	n := t.lookup(path)
+	if n == nil {
+		return nil, wire.CodeNoNode
+	}
+	return n, nil
+}
+
+// Exists reports whether a node exists at path.
+func (t *Tree) Exists(path string) bool { return t.lookup(path) != nil }
+
+// Stat returns the served Stat of the node at path, or NONODE.
+func (t *Tree) Stat(path string) (wire.Stat, error) {
+	n, err := t.get(path)
+	if err != nil {
+		return wire.Stat{}, err
+	}
+	return n.stat(t.cfg.ExtendedTypesEnabled), nil
+}
+
+// GetData returns the node's data (nil if it was created with null data)
+// and Stat, or NONODE. The returned slice is shared: do not modify it.
+func (t *Tree) GetData(path string) ([]byte, wire.Stat, error) {
+	n, err := t.get(path)
+	if err != nil {
+		return nil, wire.Stat{}, err
+	}
+	return n.data, n.stat(t.cfg.ExtendedTypesEnabled), nil
+}
+
+// GetChildren returns the sorted child names (never nil) and the Stat of
+// the node, or NONODE.
+func (t *Tree) GetChildren(path string) ([]string, wire.Stat, error) {
+	n, err := t.get(path)
+	if err != nil {
+		return nil, wire.Stat{}, err
+	}
+	return childNames(n), n.stat(t.cfg.ExtendedTypesEnabled), nil
+}
+
+// childNames returns n's child names sorted, as a non-nil slice.
+func childNames(n *node) []string {
+	names := make([]string, 0, len(n.children))
+	for name := range n.children {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// GetACL returns a copy of the node's ACL and its Stat, or NONODE.
+func (t *Tree) GetACL(path string) ([]wire.ACL, wire.Stat, error) {
+	n, err := t.get(path)
+	if err != nil {
+		return nil, wire.Stat{}, err
+	}
+	return slices.Clone(t.acls.get(n.acl)), n.stat(t.cfg.ExtendedTypesEnabled), nil
+}
+
+// CheckACL checks perm on the node at path for a caller with the given
+// auth ids: NONODE if it is missing, NOAUTH if denied, nil if allowed.
+func (t *Tree) CheckACL(path string, perm int32, auth []wire.Id) error {
+	n, err := t.get(path)
+	if err != nil {
+		return err
+	}
+	return checkACL(t.acls.get(n.acl), perm, auth)
+}
+
+// AllChildrenNumber is getAllChildrenNumber: the number of descendants of
+// the node, excluding itself (NONODE if missing). ZooKeeper answers "/" with
+// nodes.size()-2 (its node map holds "/" and the alias ""), which is every
+// node but the root, /zookeeper and its children included. For the alias
+// "" it counts every key starting with "/", i.e. all real nodes.
+func (t *Tree) AllChildrenNumber(path string) (int32, error) {
+	n, err := t.get(path)
+	if err != nil {
+		return 0, err
+	}
+	switch path {
+	case "":
+		return int32(t.count), nil
+	case rootPath:
+		return int32(t.count - 1), nil
+	}
+	return int32(descendants(n)), nil
+}
+
+// descendants counts the nodes below n without recursion.
+func descendants(n *node) int {
+	total := 0
+	stack := []*node{n}
+	for len(stack) > 0 {
+		top := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		total += len(top.children)
+		for _, c := range top.children {
+			if c.children != nil {
+				stack = append(stack, c)
+			}
+		}
+	}
+	return total
+}
+
+// NodeCount is DataTree.getNodeCount, shown by `srvr`/`stat` as "Node
+// count" and by `mntr` as zk_znode_count: the size of ZooKeeper's node map,
+// which holds every znode plus the root's alias "". A fresh tree therefore
+// reports 5 (/, "", /zookeeper, /zookeeper/quota, /zookeeper/config).
+func (t *Tree) NodeCount() int { return t.count + 1 }
+
+// ApproximateDataSize is zk_approximate_data_size: the sum over all nodes of
+// len(path) (in UTF-16 units, as Java's String.length) plus len(data). The
+// root counts as "/" (1); a fresh tree reports 44.
+func (t *Tree) ApproximateDataSize() int64 { return t.dataSize }

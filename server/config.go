@@ -1,0 +1,391 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Config is a zkserver configuration. ParseConfig fills it from a zoo.cfg
+// with ZooKeeper's defaults; DefaultConfig is the no-argument in-memory
+// server.
+type Config struct {
+	// TickTime is the base time unit: session-expiry granularity and the
+	// unit of the session-timeout defaults (zoo.cfg tickTime, ms; 3000 when
+	// absent, as ZooKeeper).
+	TickTime time.Duration
+	// ClientPort is the client listener port (clientPort, or the ;port of
+	// this server's server.N line). 0 picks a free port (tests only).
+	ClientPort int
+	// ClientPortAddress is the client listener address; "" means all
+	// interfaces.
+	ClientPortAddress string
+	// DataDir holds snapshots and myid; "" keeps all state in memory.
+	DataDir string
+	// DataLogDir holds the log; it defaults to DataDir, as in ZooKeeper.
+	DataLogDir string
+	// MaxClientCnxns limits connections per client IP; 0 means unlimited
+	// (default 60).
+	MaxClientCnxns int
+	// MinSessionTimeout is the lower negotiation bound; 0 means 2*TickTime.
+	MinSessionTimeout time.Duration
+	// MaxSessionTimeout is the upper negotiation bound; 0 means 20*TickTime.
+	MaxSessionTimeout time.Duration
+	// FourLetterWhitelist lists enabled four-letter words; "*" enables all.
+	// srvr is always enabled (see FourLetterAllowed).
+	FourLetterWhitelist []string
+	// ExtendedTypesEnabled enables TTL nodes (zookeeper.extendedTypesEnabled).
+	ExtendedTypesEnabled bool
+	// SuperDigest is the super user's "super:<base64 sha1>" digest
+	// (zookeeper.DigestAuthenticationProvider.superDigest); "" disables it.
+	SuperDigest string
+	// MaxBuffer is the largest accepted packet (jute.maxbuffer, default
+	// 0xfffff).
+	MaxBuffer int
+	// AdminEnableServer enables the HTTP AdminServer (admin.enableServer).
+	AdminEnableServer bool
+	// AdminServerAddress is the AdminServer address (admin.serverAddress).
+	AdminServerAddress string
+	// AdminServerPort is the AdminServer port (admin.serverPort).
+	AdminServerPort int
+	// AdminCommandURL is the AdminServer command root (admin.commandURL).
+	AdminCommandURL string
+	// ServerID is read from DataDir/myid; 0 when there is none.
+	ServerID int64
+	// Servers holds the server.N lines, keyed by N, values as written.
+	Servers map[int64]string
+	// ReconfigEnabled allows the reconfig operation (reconfigEnabled).
+	ReconfigEnabled bool
+	// StandaloneEnabled lets a single configured server run standalone
+	// (standaloneEnabled, default true).
+	StandaloneEnabled bool
+	// InitLimit is the follower initial-sync limit in ticks (initLimit).
+	InitLimit int
+	// SyncLimit is the follower sync limit in ticks (syncLimit).
+	SyncLimit int
+	// SnapCount is the number of log entries between snapshots
+	// (zookeeper.snapCount, default 100000, at least 2).
+	SnapCount int
+	// ReadOnlyMode enables read-only mode (readonlymode.enabled).
+	ReadOnlyMode bool
+	// Ignored lists, in file order, the keys that were accepted but have no
+	// effect: recognised ZooKeeper keys zkraft does not implement, and
+	// unknown keys. The caller should warn about them.
+	Ignored []string
+	// ContainerCheckInterval is how often empty containers and expired TTL
+	// nodes are reaped (znode.container.checkIntervalMs, default 60 s; a
+	// zoo.cfg value must be positive, 0 in a Config built in code disables
+	// reaping).
+	ContainerCheckInterval time.Duration
+	// ContainerMaxNeverUsed is how long a never-used container survives
+	// (znode.container.maxNeverUsedIntervalMs); 0 means it is kept until
+	// it gets and loses a child.
+	ContainerMaxNeverUsed time.Duration
+}
+
+// ZooKeeper's defaults for keys absent from zoo.cfg.
+const (
+	// DefaultTickTime is ZooKeeperServer.DEFAULT_TICK_TIME.
+	DefaultTickTime = 3000 * time.Millisecond
+	// DefaultMaxClientCnxns is the per-IP connection limit.
+	DefaultMaxClientCnxns = 60
+	// DefaultMaxBuffer is jute.maxbuffer's default, 1 MiB - 1.
+	DefaultMaxBuffer = 0xfffff
+	// DefaultAdminPort is the AdminServer's port.
+	DefaultAdminPort = 8080
+	// DefaultAdminAddress is the AdminServer's listen address.
+	DefaultAdminAddress = "0.0.0.0"
+	// DefaultAdminCommandURL is the AdminServer's command root.
+	DefaultAdminCommandURL = "/commands"
+	// DefaultSnapCount is zookeeper.snapCount's default.
+	DefaultSnapCount = 100000
+	// DefaultContainerCheck is znode.container.checkIntervalMs's default.
+	DefaultContainerCheck = 60 * time.Second
+)
+
+// zooDefaults returns the configuration a zoo.cfg without keys yields
+// (ZooKeeper 3.9: QuorumPeerConfig, ServerConfig and system properties).
+func zooDefaults() Config {
+	return Config{
+		TickTime:               DefaultTickTime,
+		MaxClientCnxns:         DefaultMaxClientCnxns,
+		FourLetterWhitelist:    []string{"srvr"},
+		MaxBuffer:              DefaultMaxBuffer,
+		AdminEnableServer:      true,
+		AdminServerAddress:     DefaultAdminAddress,
+		AdminServerPort:        DefaultAdminPort,
+		AdminCommandURL:        DefaultAdminCommandURL,
+		Servers:                map[int64]string{},
+		StandaloneEnabled:      true,
+		SnapCount:              DefaultSnapCount,
+		ContainerCheckInterval: DefaultContainerCheck,
+	}
+}
+
+// DefaultConfig returns the no-argument configuration: an in-memory
+// standalone server on 127.0.0.1:2181 with tickTime 2000 ms (the value of
+// ZooKeeper's zoo_sample.cfg, so sessions negotiate 4-40 s). It differs from
+// a parsed zoo.cfg in two ways, for convenience on a developer machine: all
+// four-letter words are enabled ("*"; ZooKeeper's default is srvr only) and
+// the AdminServer is off.
+func DefaultConfig() Config {
+	c := zooDefaults()
+	c.TickTime = 2000 * time.Millisecond
+	c.ClientPort = 2181
+	c.ClientPortAddress = "127.0.0.1"
+	c.FourLetterWhitelist = []string{"*"}
+	c.AdminEnableServer = false
+	return c
+}
+
+// MinSession returns the effective minimum session timeout.
+func (c Config) MinSession() time.Duration {
+	if c.MinSessionTimeout > 0 {
+		return c.MinSessionTimeout
+	}
+	return 2 * c.TickTime
+}
+
+// MaxSession returns the effective maximum session timeout.
+func (c Config) MaxSession() time.Duration {
+	if c.MaxSessionTimeout > 0 {
+		return c.MaxSessionTimeout
+	}
+	return 20 * c.TickTime
+}
+
+// FourLetterAllowed reports whether four-letter word cmd is enabled. As in
+// ZooKeeper, srvr is always enabled (zkServer.sh status needs it) and isro
+// is enabled in read-only mode, whatever the whitelist says.
+func (c Config) FourLetterAllowed(cmd string) bool {
+	if cmd == "srvr" || (cmd == "isro" && c.ReadOnlyMode) {
+		return true
+	}
+	for _, w := range c.FourLetterWhitelist {
+		if w == "*" || w == cmd {
+			return true
+		}
+	}
+	return false
+}
+
+// maxExtendedServerID is the largest server id usable with extended types
+// (EphemeralType.MAX_EXTENDED_SERVER_ID).
+const maxExtendedServerID = 254
+
+// Validate checks the configuration's values and their consistency.
+func (c Config) Validate() error {
+	var errs []error
+	check := func(bad bool, format string, args ...any) {
+		if bad {
+			errs = append(errs, fmt.Errorf(format, args...))
+		}
+	}
+	check(c.TickTime <= 0, "tickTime %v must be positive", c.TickTime)
+	check(c.ClientPort < 0 || c.ClientPort > 65535, "clientPort %d is not a valid port", c.ClientPort)
+	check(c.MaxClientCnxns < 0, "maxClientCnxns %d must not be negative", c.MaxClientCnxns)
+	check(c.MinSessionTimeout < 0, "minSessionTimeout %v must not be negative", c.MinSessionTimeout)
+	check(c.MaxSessionTimeout < 0, "maxSessionTimeout %v must not be negative", c.MaxSessionTimeout)
+	check(c.TickTime > 0 && c.MinSession() > c.MaxSession(),
+		"minSessionTimeout %v is larger than maxSessionTimeout %v", c.MinSession(), c.MaxSession())
+	check(c.MaxBuffer <= 0, "jute.maxbuffer %d must be positive", c.MaxBuffer)
+	check(c.AdminServerPort < 0 || c.AdminServerPort > 65535, "admin.serverPort %d is not a valid port", c.AdminServerPort)
+	check(c.SnapCount < 0, "snapCount %d must not be negative", c.SnapCount)
+	check(c.ContainerCheckInterval < 0, "znode.container.checkIntervalMs %v must not be negative", c.ContainerCheckInterval)
+	check(c.ContainerMaxNeverUsed < 0, "znode.container.maxNeverUsedIntervalMs %v must not be negative", c.ContainerMaxNeverUsed)
+	check(c.ServerID < 0, "server id %d must not be negative", c.ServerID)
+	check(c.ExtendedTypesEnabled && c.ServerID > maxExtendedServerID,
+		"extendedTypesEnabled is true but server id %d is larger than %d", c.ServerID, maxExtendedServerID)
+	return errors.Join(errs...)
+}
+
+// ParseConfigFile reads a zoo.cfg. Relative dataDir and dataLogDir paths
+// stay relative to the working directory, as in ZooKeeper. Errors name the
+// file and line.
+func ParseConfigFile(path string) (Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Config{}, err
+	}
+	defer f.Close()
+	return parseConfig(f, path, "")
+}
+
+// ParseConfig reads a zoo.cfg in java.util.Properties syntax (key=value,
+// key:value or key value; # and ! comment lines; backslash continuations
+// and escapes; surrounding spaces trimmed; the last duplicate wins).
+// Relative dataDir and dataLogDir paths are resolved against baseDir unless
+// it is "". DataDir/myid is read when present. Errors are prefixed
+// "zoo.cfg:LINE: KEY:".
+//
+// Keys that ZooKeeper reads as zookeeper.X system properties are accepted
+// both as X and as zookeeper.X. jute.maxbuffer, readonlymode.enabled and
+// znode.container.* are also accepted, although ZooKeeper only takes them
+// as JVM -D flags.
+func ParseConfig(r io.Reader, baseDir string) (Config, error) {
+	return parseConfig(r, "zoo.cfg", baseDir)
+}
+
+// parseConfig reads a configuration whose errors are reported against name.
+func parseConfig(r io.Reader, name, baseDir string) (Config, error) {
+	props, err := readProperties(r)
+	if err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	p := &cfgParser{c: zooDefaults(), name: name, lines: map[string]int{}}
+	for _, pr := range props {
+		if err := p.apply(pr); err != nil {
+			return Config{}, err
+		}
+	}
+	if err := p.finish(baseDir); err != nil {
+		return Config{}, err
+	}
+	if err := p.c.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return p.c, nil
+}
+
+// cfgParser accumulates a Config from zoo.cfg properties.
+type cfgParser struct {
+	c     Config
+	name  string
+	lines map[string]int // canonical key -> line, for keys that were set
+}
+
+// errAt formats an error at the line of canonical key.
+func (p *cfgParser) errAt(key string, err error) error {
+	if line, ok := p.lines[key]; ok {
+		return fmt.Errorf("%s:%d: %s: %w", p.name, line, key, err)
+	}
+	return fmt.Errorf("%s: %s: %w", p.name, key, err)
+}
+
+// apply handles one property.
+func (p *cfgParser) apply(pr property) error {
+	key := canonicalKey(pr.key)
+	p.lines[key] = pr.line
+	var err error
+	switch h, ok := keyHandlers[key]; {
+	case ok:
+		err = h(&p.c, pr.value)
+	case strings.HasPrefix(key, "server."):
+		err = p.server(key, pr.value)
+	default:
+		if check, known := ignoredChecks[key]; known && check != nil {
+			err = check(pr.value)
+		}
+		p.c.Ignored = append(p.c.Ignored, pr.key)
+	}
+	if err != nil {
+		return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
+	}
+	return nil
+}
+
+// server records a server.N line.
+func (p *cfgParser) server(key, value string) error {
+	id, err := strconv.ParseInt(strings.TrimPrefix(key, "server."), 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a server id", strings.TrimPrefix(key, "server."))
+	}
+	p.c.Servers[id] = value
+	return nil
+}
+
+// finish resolves paths, reads myid and applies the cross-key rules of
+// QuorumPeerConfig.
+func (p *cfgParser) finish(baseDir string) error {
+	c := &p.c
+	c.DataDir = resolvePath(baseDir, c.DataDir)
+	c.DataLogDir = resolvePath(baseDir, c.DataLogDir)
+	if c.DataLogDir == "" {
+		c.DataLogDir = c.DataDir
+	}
+	if c.DataDir != "" {
+		id, err := readMyID(c.DataDir)
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.name, err)
+		}
+		c.ServerID = id
+	}
+	if err := p.clientPortFromServers(); err != nil {
+		return err
+	}
+	if err := p.checkSessionBounds(); err != nil {
+		return err
+	}
+	return p.checkQuorum()
+}
+
+// clientPortFromServers takes the client port from this server's server.N
+// line (";[host:]port") and insists that a clientPort is configured.
+func (p *cfgParser) clientPortFromServers() error {
+	c := &p.c
+	_, portSet := p.lines["clientPort"]
+	if line, ok := c.Servers[c.ServerID]; ok && c.ServerID != 0 {
+		host, port, found, err := serverClientAddr(line)
+		key := "server." + strconv.FormatInt(c.ServerID, 10)
+		switch {
+		case err != nil:
+			return p.errAt(key, err)
+		case found && portSet && port != c.ClientPort:
+			return p.errAt(key, fmt.Errorf("client port %d differs from clientPort %d", port, c.ClientPort))
+		case found:
+			c.ClientPort, portSet = port, true
+			if host != "" && host != "0.0.0.0" {
+				c.ClientPortAddress = host
+			}
+		}
+	}
+	if !portSet {
+		if _, ok := p.lines["clientPortAddress"]; ok {
+			return p.errAt("clientPortAddress", errors.New("clientPortAddress is set but clientPort is not set"))
+		}
+		return fmt.Errorf("%s: clientPort is not set", p.name)
+	}
+	return nil
+}
+
+// checkSessionBounds rejects minSessionTimeout > maxSessionTimeout, after
+// the tickTime defaults, at the line of the key that made it so.
+func (p *cfgParser) checkSessionBounds() error {
+	c := &p.c
+	if c.MinSession() <= c.MaxSession() {
+		return nil
+	}
+	key := "maxSessionTimeout"
+	if _, ok := p.lines[key]; !ok {
+		key = "minSessionTimeout"
+	}
+	return p.errAt(key, fmt.Errorf("minSessionTimeout %v is larger than maxSessionTimeout %v", c.MinSession(), c.MaxSession()))
+}
+
+// checkQuorum applies QuorumPeerConfig.checkValidity to ensembles.
+func (p *cfgParser) checkQuorum() error {
+	c := &p.c
+	voters := 0
+	for _, v := range c.Servers {
+		if !strings.Contains(strings.SplitN(v, ";", 2)[0], ":observer") {
+			voters++
+		}
+	}
+	if voters > 1 || (voters == 1 && !c.StandaloneEnabled) {
+		switch {
+		case c.InitLimit == 0:
+			return fmt.Errorf("%s: initLimit is not set", p.name)
+		case c.SyncLimit == 0:
+			return fmt.Errorf("%s: syncLimit is not set", p.name)
+		case c.ServerID == 0 && c.DataDir == "":
+			return fmt.Errorf("%s: dataDir is not set (an ensemble needs dataDir/myid)", p.name)
+		case c.ServerID == 0:
+			return fmt.Errorf("%s: myid file is missing from %s", p.name, c.DataDir)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,272 @@
+package server
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"io"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// maxOutstanding bounds the requests a connection may have in flight; the
+// reader stops reading when it is reached (ZooKeeper's back-pressure).
+const maxOutstanding = 1000
+
+// conn is one client connection: readLoop decodes and dispatches requests in
+// order, writeLoop completes them in the same order and writes replies.
+type conn struct {
+	srv *Server
+	nc  net.Conn
+	ip  string
+
+	session   atomic.Int64
+	closing   atomic.Bool  // the client sent closeSession
+	timeout   atomic.Int32 // negotiated ms
+	authMu    sync.Mutex
+	auth      []wire.Id
+	pending   chan *pending
+	events    eventQueue
+	done      chan struct{}
+	closeOnce sync.Once
+
+	established time.Time
+	cstats      connStats
+}
+
+func newConn(s *Server, nc net.Conn, ip string) *conn {
+	c := &conn{
+		srv:         s,
+		nc:          nc,
+		ip:          ip,
+		auth:        []wire.Id{{Scheme: "ip", ID: ip}},
+		pending:     make(chan *pending, maxOutstanding),
+		done:        make(chan struct{}),
+		established: s.clock.Now(),
+	}
+	c.events.signal = make(chan struct{}, 1)
+	return c
+}
+
+func (c *conn) sessionID() int64 { return c.session.Load() }
+
+// authIDs returns a copy of the connection's identities.
+func (c *conn) authIDs() []wire.Id {
+	c.authMu.Lock()
+	defer c.authMu.Unlock()
+	return append([]wire.Id(nil), c.auth...)
+}
+
+func (c *conn) addAuth(id wire.Id) {
+	c.authMu.Lock()
+	defer c.authMu.Unlock()
+	for _, have := range c.auth {
+		if have == id {
+			return
+		}
+	}
+	c.auth = append(c.auth, id)
+}
+
+// close shuts the socket; both loops notice and exit. Safe to call repeatedly.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		close(c.done)
+		c.nc.Close()
+	})
+}
+
+// readLoop runs the handshake, then reads and dispatches requests until the
+// client goes away, sends something that ends the connection, or the server
+// closes it. A request that ends the connection (closeSession, an unknown
+// opcode) still gets its reply: the writer closes the socket after it.
+func (c *conn) readLoop() {
+	defer c.srv.wg.Done()
+	defer c.srv.forget(c)
+	br := bufio.NewReaderSize(c.nc, 64*1024)
+	if !c.handshake(br) {
+		c.srv.wg.Done() // the writer never started
+		c.close()
+		return
+	}
+	go c.writeLoop()
+	defer close(c.pending)
+	if !c.readRequests(br) {
+		c.close()
+	}
+}
+
+// readRequests reports true when it stopped after queueing a final reply.
+func (c *conn) readRequests(br *bufio.Reader) bool {
+	max := c.srv.cfg.MaxBuffer
+	var buf []byte
+	for {
+		frame, err := wire.ReadFrame(br, max, buf)
+		if err != nil {
+			c.logReadError(err)
+			return false
+		}
+		buf = frame[:0]
+		c.cstats.received()
+		c.srv.stats.received()
+		p := c.dispatch(frame)
+		if p == nil {
+			continue
+		}
+		select {
+		case c.pending <- p:
+		case <-c.done:
+			return false
+		}
+		if p.final {
+			return true
+		}
+	}
+}
+
+func (c *conn) logReadError(err error) {
+	if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) {
+		return
+	}
+	c.srv.log.Debug("closing connection", "remote", c.nc.RemoteAddr().String(), "err", err)
+}
+
+// handshake reads the first frame. It answers a four-letter word or a
+// ConnectRequest and reports whether the connection continues.
+func (c *conn) handshake(br *bufio.Reader) bool {
+	var first [4]byte
+	if _, err := io.ReadFull(br, first[:]); err != nil {
+		return false
+	}
+	if cmd, ok := wire.FourLetterWord(first[:]); ok {
+		c.srv.fourLetter(c.nc, cmd)
+		return false
+	}
+	n := int32(binary.BigEndian.Uint32(first[:]))
+	if n < 0 || int(n) > c.srv.cfg.MaxBuffer {
+		return false
+	}
+	payload := make([]byte, n)
+	if _, err := io.ReadFull(br, payload); err != nil {
+		return false
+	}
+	var req wire.ConnectRequest
+	if err := wire.Unmarshal(payload, &req, c.srv.cfg.MaxBuffer); err != nil {
+		return false
+	}
+	c.srv.stats.received()
+	return c.srv.connect(c, &req)
+}
+
+// writeFrame writes one frame straight to the socket (handshake only).
+func (c *conn) writeFrame(rec wire.Record) error {
+	_, err := c.nc.Write(wire.AppendFrame(nil, rec))
+	return err
+}
+
+// writeLoop completes pending requests in order and writes their replies,
+// preceded by any watch events queued so far. It flushes when idle.
+func (c *conn) writeLoop() {
+	defer c.srv.wg.Done()
+	defer c.close()
+	bw := bufio.NewWriterSize(c.nc, 64*1024)
+	var scratch []byte
+	for {
+		select {
+		case p, ok := <-c.pending:
+			if !ok { // the reader finished after a final request
+				bw.Flush()
+				return
+			}
+			r := c.complete(p)
+			scratch = c.writeEvents(bw, scratch)
+			scratch = c.writeReply(bw, scratch, r)
+			if r.closeAfter {
+				bw.Flush()
+				return
+			}
+		case <-c.events.signal:
+			scratch = c.writeEvents(bw, scratch)
+		case <-c.done:
+			return
+		}
+		if len(c.pending) == 0 && bw.Buffered() > 0 {
+			if err := bw.Flush(); err != nil {
+				return
+			}
+		}
+	}
+}
+
+func (c *conn) writeReply(bw *bufio.Writer, scratch []byte, r *reply) []byte {
+	if r.skip {
+		return scratch
+	}
+	for _, ev := range r.preEvents {
+		scratch = c.appendEvent(bw, scratch, ev)
+	}
+	scratch = wire.AppendReply(scratch[:0], &r.hdr, r.body)
+	bw.Write(scratch)
+	c.cstats.sent(r.hdr.Zxid, r.latency)
+	c.srv.stats.sent(r.latency)
+	return scratch
+}
+
+func (c *conn) writeEvents(bw *bufio.Writer, scratch []byte) []byte {
+	for _, ev := range c.events.drain() {
+		scratch = c.appendEvent(bw, scratch, ev)
+	}
+	return scratch
+}
+
+func (c *conn) appendEvent(bw *bufio.Writer, scratch []byte, ev event) []byte {
+	hdr := wire.ReplyHeader{Xid: wire.XidNotification, Zxid: ev.zxid}
+	body := wire.WatcherEvent{Type: ev.typ, State: wire.StateSyncConnected, Path: ev.path}
+	scratch = wire.AppendReply(scratch[:0], &hdr, &body)
+	bw.Write(scratch)
+	c.srv.stats.sent(0)
+	return scratch
+}
+
+// event is a watch notification waiting to be written.
+type event struct {
+	typ  wire.EventType
+	path string
+	zxid int64
+}
+
+// eventQueue is an unbounded queue: the apply hook must never block on a
+// slow client, so events pile up here until the writer drains them.
+type eventQueue struct {
+	mu     sync.Mutex
+	q      []event
+	signal chan struct{}
+}
+
+func (q *eventQueue) push(ev event) {
+	q.mu.Lock()
+	q.q = append(q.q, ev)
+	q.mu.Unlock()
+	select {
+	case q.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (q *eventQueue) drain() []event {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	out := q.q
+	q.q = nil
+	return out
+}
+
+func (q *eventQueue) len() int {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return len(q.q)
+}

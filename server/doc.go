@@ -1,0 +1,23 @@
+// Package server is zkraft's ZooKeeper-protocol front end: the TCP listener,
+// one reader and one writer goroutine per connection, the request pipeline,
+// connection-local watches, four-letter words and zoo.cfg parsing.
+//
+// The request path, wired in pipeline.go:
+//
+//	socket → wire.ReadFrame → decode → prep (stamp time, session, auth ids)
+//	  read:  queued in order; run by the writer once the connection's earlier
+//	         writes are applied → datatree read (+ watch registration) → reply
+//	  write: consensus.ProposeAsync → Raft commit → FSM apply on every replica
+//	         → apply hook fires watches into each connection's event queue
+//	         → the writer sends queued events, then the reply
+//
+// Replies leave a connection in request order; a watch event is queued while
+// the write that fires it is applied, so it always goes out before the reply
+// to that write and before any reply that shows the new data.
+//
+// Lock order: consensus state lock → watchManager.mu → conn.events.mu.
+// Server.mu is never held while taking the state lock.
+//
+// The package holds no tree semantics (see datatree) and does not touch Raft
+// directly (see consensus).
+package server

@@ -1,0 +1,281 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"runtime"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/zkraft/zkraft/consensus"
+)
+
+// Version is the ZooKeeper version zkraft reports. The "-zkraft" suffix
+// tells tools which server they talk to while keeping ZooKeeper's format.
+const Version = "3.8.0-zkraft"
+
+// buildStamp is printed in ZooKeeper's pre-3.7 "built on" form, which is
+// what go-zookeeper's FLWSrvr parses.
+var buildStamp = "11/22/2026 00:00 GMT"
+
+// fourLetterCommands maps each word to the function that writes its output.
+var fourLetterCommands = map[string]func(s *Server, w io.Writer){
+	"ruok": func(_ *Server, w io.Writer) { io.WriteString(w, "imok") },
+	"srvr": (*Server).writeSrvr,
+	"stat": (*Server).writeStat,
+	"conf": (*Server).writeConf,
+	"cons": (*Server).writeCons,
+	"crst": func(s *Server, w io.Writer) { s.resetConnStats(); io.WriteString(w, "Connection stats reset.\n") },
+	"srst": func(s *Server, w io.Writer) { s.stats.reset(); io.WriteString(w, "Server stats reset.\n") },
+	"envi": (*Server).writeEnvi,
+	"mntr": (*Server).writeMntr,
+	"wchs": (*Server).writeWchs,
+	"wchc": (*Server).writeWchc,
+	"wchp": (*Server).writeWchp,
+	"dump": (*Server).writeDump,
+	"isro": func(_ *Server, w io.Writer) { io.WriteString(w, "rw") },
+	"dirs": func(_ *Server, w io.Writer) { io.WriteString(w, "datadir_size: 0\nlogdir_size: 0\n") },
+	"gtmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306\n") },
+	"stmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306\n") },
+	"hash": func(_ *Server, w io.Writer) {},
+}
+
+// fourLetter answers a four-letter word and leaves closing to the caller.
+func (s *Server) fourLetter(nc net.Conn, cmd string) {
+	nc.SetWriteDeadline(time.Now().Add(5 * time.Second))
+	fn, ok := fourLetterCommands[cmd]
+	if !ok {
+		return
+	}
+	if !s.cfg.FourLetterAllowed(cmd) {
+		fmt.Fprintf(nc, "%s is not executed because it is not in the whitelist.\n", cmd)
+		return
+	}
+	var b strings.Builder
+	fn(s, &b)
+	io.WriteString(nc, b.String())
+}
+
+func (s *Server) mode() string { return "standalone" }
+
+func (s *Server) nodeCount() (n int, zxid int64) {
+	s.node.Read(func(st *consensus.State) { n, zxid = st.Tree.NodeCount(), st.LastZxid })
+	return n, zxid
+}
+
+func (s *Server) outstanding() int {
+	n := 0
+	for _, c := range s.connections() {
+		n += len(c.pending)
+	}
+	return n
+}
+
+func (s *Server) writeServerStats(w io.Writer, clients bool) {
+	fmt.Fprintf(w, "Zookeeper version: %s, built on %s\n", Version, buildStamp)
+	if clients {
+		io.WriteString(w, "Clients:\n")
+		for _, c := range s.sessionConns() {
+			fmt.Fprintf(w, " %s[1](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
+		}
+		io.WriteString(w, "\n")
+	}
+	min, avg, max := s.stats.lat.snapshot()
+	nodes, zxid := s.nodeCount()
+	fmt.Fprintf(w, "Latency min/avg/max: %d/%.4f/%d\n", min, avg, max)
+	fmt.Fprintf(w, "Received: %d\nSent: %d\n", s.stats.packetsIn.Load(), s.stats.packetsOut.Load())
+	fmt.Fprintf(w, "Connections: %d\nOutstanding: %d\n", len(s.sessionConns()), s.outstanding())
+	fmt.Fprintf(w, "Zxid: 0x%x\nMode: %s\nNode count: %d\n", zxid, s.mode(), nodes)
+}
+
+func (s *Server) writeSrvr(w io.Writer) { s.writeServerStats(w, false) }
+func (s *Server) writeStat(w io.Writer) { s.writeServerStats(w, true) }
+
+func (s *Server) writeConf(w io.Writer) {
+	c := s.cfg
+	fmt.Fprintf(w, "clientPort=%d\nsecureClientPort=-1\n", s.port())
+	fmt.Fprintf(w, "dataDir=%s\ndataDirSize=0\ndataLogDir=%s\ndataLogSize=0\n", c.DataDir, c.DataLogDir)
+	fmt.Fprintf(w, "tickTime=%d\nmaxClientCnxns=%d\n", c.TickTime.Milliseconds(), c.MaxClientCnxns)
+	fmt.Fprintf(w, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", c.MinSession().Milliseconds(), c.MaxSession().Milliseconds())
+	fmt.Fprintf(w, "clientPortListenBacklog=-1\nserverId=%d\n", c.ServerID)
+}
+
+func (s *Server) port() int {
+	if a, ok := s.ln.Addr().(*net.TCPAddr); ok {
+		return a.Port
+	}
+	return s.cfg.ClientPort
+}
+
+// sessionConns are the connections with an established session, sorted by address.
+func (s *Server) sessionConns() []*conn {
+	var out []*conn
+	for _, c := range s.connections() {
+		if c.sessionID() != 0 {
+			out = append(out, c)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].nc.RemoteAddr().String() < out[j].nc.RemoteAddr().String() })
+	return out
+}
+
+func (s *Server) writeCons(w io.Writer) {
+	for _, c := range s.sessionConns() {
+		min, avg, max := c.cstats.lat.snapshot()
+		fmt.Fprintf(w, " %s[1](queued=%d,recved=%d,sent=%d,sid=0x%x,lop=NA,est=%d,to=%d,",
+			c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load(),
+			c.sessionID(), c.established.UnixMilli(), c.timeout.Load())
+		fmt.Fprintf(w, "lcxid=0x%x,lzxid=0x%x,lresp=%d,llat=%d,minlat=%d,avglat=%d,maxlat=%d)\n",
+			c.cstats.lastXid.Load(), c.cstats.lastZxid.Load(), c.cstats.lastResponse.Load(),
+			max, min, int64(avg), max)
+	}
+	io.WriteString(w, "\n")
+}
+
+func (s *Server) resetConnStats() {
+	for _, c := range s.connections() {
+		c.cstats.lat.reset()
+	}
+}
+
+func (s *Server) writeEnvi(w io.Writer) {
+	host, _ := os.Hostname()
+	wd, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	user := os.Getenv("USER")
+	lines := [][2]string{
+		{"zookeeper.version", Version + ", built on " + buildStamp},
+		{"host.name", host},
+		{"java.version", runtime.Version()},
+		{"java.vendor", "zkraft (Go)"},
+		{"java.home", runtime.GOROOT()},
+		{"java.class.path", ""},
+		{"java.library.path", ""},
+		{"java.io.tmpdir", os.TempDir()},
+		{"java.compiler", "<NA>"},
+		{"os.name", runtime.GOOS},
+		{"os.arch", runtime.GOARCH},
+		{"os.version", ""},
+		{"user.name", user},
+		{"user.home", home},
+		{"user.dir", wd},
+	}
+	io.WriteString(w, "Environment:\n")
+	for _, l := range lines {
+		fmt.Fprintf(w, "%s=%s\n", l[0], l[1])
+	}
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Fprintf(w, "os.memory.free=%dMB\nos.memory.max=%dMB\nos.memory.total=%dMB\n",
+		(m.HeapIdle)>>20, m.Sys>>20, m.HeapSys>>20)
+}
+
+func (s *Server) writeMntr(w io.Writer) {
+	min, avg, max := s.stats.lat.snapshot()
+	nodes, _ := s.nodeCount()
+	conns, _, watches := s.watches.summary()
+	_ = conns
+	var ephemerals, sessions int
+	var dataSize int64
+	s.node.Read(func(st *consensus.State) {
+		ephemerals, dataSize, sessions = st.Tree.EphemeralCount(), st.Tree.ApproximateDataSize(), st.Sessions.Len()
+	})
+	rows := []struct {
+		k string
+		v any
+	}{
+		{"zk_version", Version + ", built on " + buildStamp},
+		{"zk_server_state", s.mode()},
+		{"zk_avg_latency", fmt.Sprintf("%.4f", avg)},
+		{"zk_max_latency", max},
+		{"zk_min_latency", min},
+		{"zk_packets_received", s.stats.packetsIn.Load()},
+		{"zk_packets_sent", s.stats.packetsOut.Load()},
+		{"zk_num_alive_connections", len(s.sessionConns())},
+		{"zk_outstanding_requests", s.outstanding()},
+		{"zk_uptime", s.clock.Now().Sub(s.started).Milliseconds()},
+		{"zk_znode_count", nodes},
+		{"zk_watch_count", watches},
+		{"zk_ephemerals_count", ephemerals},
+		{"zk_approximate_data_size", dataSize},
+		{"zk_global_sessions", sessions},
+		{"zk_local_sessions", 0},
+		{"zk_connection_drop_probability", "0.0"},
+		{"zk_epoch", s.node.Epoch()},
+		{"zk_goroutines", runtime.NumGoroutine()},
+	}
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%v\n", r.k, r.v)
+	}
+}
+
+func (s *Server) writeWchs(w io.Writer) {
+	conns, paths, total := s.watches.summary()
+	fmt.Fprintf(w, "%d connections watching %d paths\nTotal watches:%d\n", conns, paths, total)
+}
+
+func (s *Server) writeWchc(w io.Writer) {
+	bySession := s.watches.bySession()
+	ids := make([]int64, 0, len(bySession))
+	for id := range bySession {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		fmt.Fprintf(w, "0x%x\n", id)
+		for _, p := range bySession[id] {
+			fmt.Fprintf(w, "\t%s\n", p)
+		}
+	}
+}
+
+func (s *Server) writeWchp(w io.Writer) {
+	byPath := s.watches.byPath()
+	paths := make([]string, 0, len(byPath))
+	for p := range byPath {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		fmt.Fprintf(w, "%s\n", p)
+		for _, id := range byPath[p] {
+			fmt.Fprintf(w, "\t0x%x\n", id)
+		}
+	}
+}
+
+func (s *Server) writeDump(w io.Writer) {
+	deadlines := s.tracker.Deadlines()
+	fmt.Fprintf(w, "SessionTracker dump:\nSession Sets (%d):\n", len(deadlines))
+	ids := make([]int64, 0, len(deadlines))
+	for id := range deadlines {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		fmt.Fprintf(w, "0x%x expires at %d\n", id, deadlines[id].UnixMilli())
+	}
+	var eph map[int64][]string
+	s.node.Read(func(st *consensus.State) { eph = st.Tree.EphemeralSessions() })
+	fmt.Fprintf(w, "ephemeral nodes dump:\nSessions with Ephemerals (%d):\n", len(eph))
+	owners := make([]int64, 0, len(eph))
+	for id := range eph {
+		owners = append(owners, id)
+	}
+	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
+	for _, id := range owners {
+		fmt.Fprintf(w, "0x%x:\n", id)
+		for _, p := range eph[id] {
+			fmt.Fprintf(w, "\t%s\n", p)
+		}
+	}
+	fmt.Fprintf(w, "Connections dump:\nConnections Sets (%d):\n", len(s.sessionConns()))
+	for _, c := range s.sessionConns() {
+		fmt.Fprintf(w, "0x%x\n", c.sessionID())
+	}
+}
+
+func sessionHex(id int64) string { return fmt.Sprintf("0x%x", id) }

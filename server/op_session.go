@@ -1,0 +1,161 @@
+package server
+
+import (
+	"context"
+	"time"
+
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/session"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// sessionOps are handled by the reader as they arrive.
+func sessionOps() map[wire.Op]handler {
+	return map[wire.Op]handler{
+		wire.OpCloseSession: {kind: kindNow, now: handleCloseSession},
+		wire.OpAuth:         {kind: kindNow, now: handleAuth},
+		wire.OpSASL:         {kind: kindNow, now: handleSASL},
+	}
+}
+
+// connect answers a ConnectRequest: a new session is created through Raft;
+// a reconnect must name a live session with its password. It reports
+// whether the connection continues.
+func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
+	if req.LastZxidSeen > s.node.LastZxid() {
+		// The client has seen newer state than ours: ZooKeeper drops the
+		// connection without a reply so the client tries another server.
+		s.log.Info("refusing client ahead of server", "client_zxid", req.LastZxidSeen, "server_zxid", s.node.LastZxid())
+		return false
+	}
+	timeout := session.Negotiate(req.TimeOut, millis(s.cfg.MinSession()), millis(s.cfg.MaxSession()))
+	resp := wire.ConnectResponse{TimeOut: timeout, HasReadOnly: req.HasReadOnly}
+	id := req.SessionID
+	if id == 0 {
+		id = s.ids.Next()
+		cmd := &consensus.Command{Kind: consensus.KindCreateSession, Session: id, Timeout: timeout, Time: s.nowMillis()}
+		if _, err := s.node.Propose(context.Background(), cmd); err != nil {
+			s.log.Warn("create session failed", "err", err)
+			return false
+		}
+	} else if !s.sessionValid(id, req.Passwd) {
+		resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
+		c.writeFrame(&resp)
+		return false
+	}
+	resp.SessionID, resp.Passwd = id, session.Password(id)
+	c.session.Store(id)
+	c.timeout.Store(timeout)
+	s.bind(c, id)
+	s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+	return c.writeFrame(&resp) == nil
+}
+
+func (s *Server) sessionValid(id int64, passwd []byte) bool {
+	if !session.CheckPassword(id, passwd) {
+		return false
+	}
+	ok := false
+	s.node.Read(func(st *consensus.State) { _, ok = st.Sessions.Get(id) })
+	return ok
+}
+
+// bind makes c the session's connection, closing any earlier one.
+func (s *Server) bind(c *conn, id int64) {
+	s.mu.Lock()
+	old := s.bySession[id]
+	s.bySession[id] = c
+	s.mu.Unlock()
+	if old != nil && old != c {
+		old.close()
+	}
+}
+
+// touch keeps the connection's session alive; any packet counts.
+func (s *Server) touch(c *conn) {
+	if id := c.sessionID(); id != 0 {
+		s.tracker.Touch(id)
+	}
+}
+
+// expireSession proposes closeSession for a session whose timeout passed.
+func (s *Server) expireSession(id int64) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.wg.Add(1)
+	s.mu.Unlock()
+	go func() {
+		defer s.wg.Done()
+		s.log.Info("expiring session", "session", sessionHex(id))
+		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
+		if _, err := s.node.Propose(context.Background(), cmd); err != nil {
+			s.log.Warn("expire session failed", "session", sessionHex(id), "err", err)
+		}
+	}()
+}
+
+// onApply runs for every applied log entry under the state write lock:
+// it queues watch events and ends the connections of closed sessions.
+func (s *Server) onApply(a *consensus.Applied) {
+	for _, ev := range a.Result.Events {
+		s.watches.trigger(ev, a.Zxid)
+	}
+	if a.Command.Kind != consensus.KindCloseSession {
+		return
+	}
+	id := a.Command.Session
+	if s.tracker != nil {
+		s.tracker.Remove(id)
+	}
+	s.mu.Lock()
+	c := s.bySession[id]
+	s.mu.Unlock()
+	if c != nil && !c.closing.Load() {
+		c.close() // expired: the client learns it when it reconnects
+	}
+}
+
+// handleCloseSession proposes the close; the reply is the connection's last.
+func handleCloseSession(c *conn, xid int32, _ wire.Record) *pending {
+	c.closing.Store(true)
+	cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: c.sessionID(), Time: c.srv.nowMillis()}
+	return &pending{
+		xid: xid, op: wire.OpCloseSession, start: time.Now(), final: true,
+		fut: c.srv.node.ProposeAsync(cmd), respond: respondNone,
+	}
+}
+
+// handleAuth adds an identity at once, so requests after it use it. The
+// digest scheme accepts any user:password; the super digest also grants
+// super. Unknown schemes fail and close the connection, as in ZooKeeper.
+func handleAuth(c *conn, xid int32, req wire.Record) *pending {
+	a := req.(*wire.AuthPacket)
+	switch a.Scheme {
+	case "digest":
+		id := wire.Id{Scheme: "digest", ID: datatree.DigestID(string(a.Auth))}
+		c.addAuth(id)
+		if sd := c.srv.cfg.SuperDigest; sd != "" && id.ID == sd {
+			c.addAuth(wire.Id{Scheme: "super", ID: ""})
+		}
+	case "ip":
+		// The connection already carries its address as an ip identity.
+	default:
+		p := c.finalError(xid, wire.CodeAuthFailed)
+		p.op = wire.OpAuth
+		return p
+	}
+	return readyReply(xid, wire.OpAuth, 0, nil)
+}
+
+// handleSASL answers as a ZooKeeper server without SASL configured.
+func handleSASL(c *conn, xid int32, _ wire.Record) *pending {
+	p := c.finalError(xid, wire.CodeAuthFailed)
+	p.op = wire.OpSASL
+	return p
+}
+
+func millis(d time.Duration) int32 { return int32(d / time.Millisecond) }

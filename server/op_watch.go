@@ -1,0 +1,101 @@
+package server
+
+import (
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// watchOps manage the connection's watches; they are served in order like reads.
+func watchOps() map[wire.Op]handler {
+	return map[wire.Op]handler{
+		wire.OpSetWatches:    {kind: kindRead, read: readSetWatches},
+		wire.OpSetWatches2:   {kind: kindRead, read: readSetWatches2},
+		wire.OpAddWatch:      {kind: kindRead, read: readAddWatch},
+		wire.OpCheckWatches:  {kind: kindRead, read: readCheckWatches},
+		wire.OpRemoveWatches: {kind: kindRead, read: readRemoveWatches},
+	}
+}
+
+func readSetWatches(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
+	r := req.(*wire.SetWatches)
+	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)
+	return nil, nil
+}
+
+func readSetWatches2(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
+	r := req.(*wire.SetWatches2)
+	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)
+	for _, p := range r.PersistentWatches {
+		c.srv.watches.addPersistent(c, p, false)
+	}
+	for _, p := range r.PersistentRecursiveWatches {
+		c.srv.watches.addPersistent(c, p, true)
+	}
+	return nil, nil
+}
+
+// resetWatches re-registers a reconnecting client's watches. A watch whose
+// node changed after relativeZxid (the last zxid the client saw) fires at
+// once instead; those events carry zxid -1 and precede the reply.
+func (s *Server) resetWatches(c *conn, st *consensus.State, rel int64, data, exist, child []string) {
+	fire := func(typ wire.EventType, path string) {
+		c.events.push(event{typ: typ, path: path, zxid: -1})
+	}
+	for _, p := range data {
+		switch stat, err := st.Tree.Stat(p); {
+		case err != nil:
+			fire(wire.EventNodeDeleted, p)
+		case stat.Mzxid > rel:
+			fire(wire.EventNodeDataChanged, p)
+		default:
+			s.watches.add(c, p, watchData)
+		}
+	}
+	for _, p := range exist {
+		if st.Tree.Exists(p) {
+			fire(wire.EventNodeCreated, p)
+		} else {
+			s.watches.add(c, p, watchData)
+		}
+	}
+	for _, p := range child {
+		switch stat, err := st.Tree.Stat(p); {
+		case err != nil:
+			fire(wire.EventNodeDeleted, p)
+		case stat.Pzxid > rel:
+			fire(wire.EventNodeChildrenChanged, p)
+		default:
+			s.watches.add(c, p, watchChild)
+		}
+	}
+}
+
+// readAddWatch registers a persistent watch; the node need not exist.
+func readAddWatch(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
+	r := req.(*wire.AddWatchRequest)
+	switch r.Mode {
+	case wire.AddWatchPersistent:
+		c.srv.watches.addPersistent(c, r.Path, false)
+	case wire.AddWatchPersistentRecursive:
+		c.srv.watches.addPersistent(c, r.Path, true)
+	default:
+		return nil, wire.CodeBadArguments
+	}
+	return &wire.ErrorResponse{Err: wire.CodeOK}, nil
+}
+
+func readCheckWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
+	r := req.(*wire.WatchesRequest)
+	if !c.srv.watches.remove(c, r.Path, r.Type, true) {
+		return nil, wire.CodeNoWatcher
+	}
+	return nil, nil
+}
+
+func readRemoveWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
+	r := req.(*wire.WatchesRequest)
+	if !c.srv.watches.remove(c, r.Path, r.Type, false) {
+		return nil, wire.CodeNoWatcher
+	}
+	return nil, nil
+}

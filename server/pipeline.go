@@ -1,0 +1,181 @@
+package server
+
+import (
+	"time"
+
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// kind says how the pipeline runs an operation.
+type kind int
+
+const (
+	// kindRead runs against local state, in order, after the connection's earlier writes.
+	kindRead kind = iota
+	// kindWrite is turned into a transaction and proposed through Raft.
+	kindWrite
+	// kindNow is handled by the reader as it arrives (auth, session control).
+	kindNow
+)
+
+// handler is one row of the operation table.
+type handler struct {
+	kind kind
+	// prep validates a write and builds its transaction (kindWrite).
+	prep func(c *conn, op wire.Op, req wire.Record) (*datatree.Txn, error)
+	// respond builds the reply body of an applied write (kindWrite).
+	respond func(req wire.Record, res *datatree.Result) wire.Record
+	// read serves a read under the state lock (kindRead).
+	read func(c *conn, req wire.Record, st *consensus.State) (wire.Record, error)
+	// now handles a request immediately and returns its pending reply (kindNow).
+	now func(c *conn, xid int32, req wire.Record) *pending
+}
+
+// handlers is the pipeline, one row per opcode; see op_*.go.
+var handlers map[wire.Op]handler
+
+func init() {
+	handlers = make(map[wire.Op]handler)
+	for _, table := range []map[wire.Op]handler{writeOps(), readOps(), sessionOps(), watchOps()} {
+		for op, h := range table {
+			handlers[op] = h
+		}
+	}
+}
+
+// pending is a request in flight on one connection.
+type pending struct {
+	xid   int32
+	op    wire.Op
+	start time.Time
+	final bool // the connection closes once this reply is written
+
+	fut     *consensus.Future
+	req     wire.Record
+	respond func(req wire.Record, res *datatree.Result) wire.Record
+	read    func() *reply
+	ready   *reply
+}
+
+// reply is a completed response.
+type reply struct {
+	hdr        wire.ReplyHeader
+	body       wire.Record
+	preEvents  []event // events written just before this reply (setWatches)
+	closeAfter bool
+	skip       bool // nothing to write (e.g. the session closed)
+	latency    time.Duration
+}
+
+// dispatch decodes one request frame and returns what to queue, or nil.
+func (c *conn) dispatch(frame []byte) *pending {
+	d := wire.NewDecoder(frame, c.srv.cfg.MaxBuffer)
+	var hdr wire.RequestHeader
+	hdr.Decode(d)
+	if d.Err() != nil {
+		return c.finalError(hdr.Xid, wire.CodeMarshallingError)
+	}
+	c.srv.touch(c)
+	c.cstats.request(hdr.Xid)
+	h, known := handlers[hdr.Type]
+	rec, ok := wire.RequestForOp(hdr.Type)
+	if !known || !ok {
+		return c.finalError(hdr.Xid, wire.CodeUnimplemented)
+	}
+	var decodeErr error
+	if rec != nil {
+		rec.Decode(d)
+		decodeErr = d.Err()
+	}
+	p := &pending{xid: hdr.Xid, op: hdr.Type, start: time.Now(), req: rec}
+	switch {
+	case h.kind == kindWrite:
+		p.fut = c.srv.node.ProposeAsync(c.writeCommand(h, hdr.Type, rec, decodeErr))
+		p.respond = h.respond
+	case decodeErr != nil:
+		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
+	case h.kind == kindNow:
+		return h.now(c, hdr.Xid, rec)
+	default:
+		p.read = func() *reply { return c.runRead(h, p) }
+	}
+	return p
+}
+
+// writeCommand turns a write request into its log entry. A write that fails
+// before it becomes a transaction is still logged, as a KindError entry, so
+// it consumes a zxid exactly as ZooKeeper's error txn does.
+func (c *conn) writeCommand(h handler, op wire.Op, rec wire.Record, decodeErr error) *consensus.Command {
+	if decodeErr != nil {
+		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeMarshallingError}
+	}
+	txn, err := h.prep(c, op, rec)
+	if err != nil {
+		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeOf(err)}
+	}
+	return &consensus.Command{Kind: consensus.KindTxn, Txn: txn}
+}
+
+// runRead serves a read under the state read lock.
+func (c *conn) runRead(h handler, p *pending) *reply {
+	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid}}
+	c.srv.node.Read(func(st *consensus.State) {
+		r.hdr.Zxid = st.LastZxid
+		body, err := h.read(c, p.req, st)
+		if r.hdr.Err = wire.CodeOf(err); err == nil {
+			r.body = body
+		}
+	})
+	return r
+}
+
+// complete turns a pending request into its reply, waiting for Raft if needed.
+func (c *conn) complete(p *pending) *reply {
+	var r *reply
+	switch {
+	case p.ready != nil:
+		r = p.ready
+	case p.read != nil:
+		r = p.read()
+	case p.fut != nil:
+		r = c.completeWrite(p)
+	}
+	r.latency = time.Since(p.start)
+	if p.final {
+		r.closeAfter = true
+	}
+	return r
+}
+
+func (c *conn) completeWrite(p *pending) *reply {
+	a, err := p.fut.Wait()
+	if err != nil {
+		c.srv.log.Warn("proposal failed", "op", p.op.String(), "err", err)
+		return &reply{hdr: wire.ReplyHeader{Xid: p.xid, Zxid: c.srv.node.LastZxid(), Err: wire.CodeConnectionLoss}, closeAfter: true}
+	}
+	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid, Zxid: a.Zxid, Err: wire.CodeOf(a.Result.Err)}}
+	if a.Result.Err == nil && p.respond != nil {
+		r.body = p.respond(p.req, &a.Result)
+	}
+	return r
+}
+
+// errorReply queues an error reply in order; the connection stays open.
+func (c *conn) errorReply(xid int32, op wire.Op, code wire.Code) *pending {
+	return &pending{xid: xid, op: op, start: time.Now(), ready: &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: c.srv.node.LastZxid(), Err: code}}}
+}
+
+// finalError queues an error reply after which the connection closes, as
+// ZooKeeper does for unknown opcodes.
+func (c *conn) finalError(xid int32, code wire.Code) *pending {
+	p := c.errorReply(xid, wire.OpError, code)
+	p.final = true
+	return p
+}
+
+// readyReply queues a reply computed by the reader.
+func readyReply(xid int32, op wire.Op, zxid int64, body wire.Record) *pending {
+	return &pending{xid: xid, op: op, start: time.Now(), ready: &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: zxid}, body: body}}
+}

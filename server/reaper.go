@@ -1,0 +1,68 @@
+package server
+
+import (
+	"context"
+	"sync"
+
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/session"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// reaper is ZooKeeper's ContainerManager: every check interval the leader
+// deletes empty containers and expired TTL nodes through deleteContainer
+// transactions, so every replica removes them at the same point in the log.
+type reaper struct {
+	s       *Server
+	mu      sync.Mutex
+	timer   session.Timer
+	stopped bool
+}
+
+func newReaper(s *Server) *reaper { return &reaper{s: s} }
+
+func (r *reaper) start() { r.schedule() }
+
+func (r *reaper) schedule() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stopped || r.s.cfg.ContainerCheckInterval <= 0 {
+		return
+	}
+	r.timer = r.s.clock.AfterFunc(r.s.cfg.ContainerCheckInterval, r.run)
+}
+
+func (r *reaper) stop() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.stopped = true
+	if r.timer != nil {
+		r.timer.Stop()
+	}
+}
+
+// run proposes one deleteContainer per candidate, then schedules the next pass.
+func (r *reaper) run() {
+	defer r.schedule()
+	var candidates []string
+	now := r.s.nowMillis()
+	maxNeverUsed := r.s.cfg.ContainerMaxNeverUsed.Milliseconds()
+	r.s.node.Read(func(st *consensus.State) {
+		candidates = st.Tree.ContainerCandidates(now, maxNeverUsed)
+	})
+	for _, p := range candidates {
+		r.mu.Lock()
+		stopped := r.stopped
+		r.mu.Unlock()
+		if stopped {
+			return
+		}
+		txn := &datatree.Txn{Time: now, Op: wire.OpDeleteContainer, Body: &wire.DeleteContainerRequest{Path: p}}
+		cmd := &consensus.Command{Kind: consensus.KindTxn, Txn: txn}
+		if _, err := r.s.node.Propose(context.Background(), cmd); err != nil {
+			r.s.log.Warn("reaping container failed", "path", p, "err", err)
+			return
+		}
+	}
+}

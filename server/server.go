@@ -1,0 +1,245 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/session"
+)
+
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("server: closed")
+
+// Option adjusts a Server at construction.
+type Option func(*Server)
+
+// WithClock makes the server read time, tick sessions and reap containers
+// with clock (a session.FakeClock in tests).
+func WithClock(c session.Clock) Option { return func(s *Server) { s.clock = c } }
+
+// WithLogger sets the server's logger; the default discards everything.
+func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
+
+// Server is one zkraft server.
+type Server struct {
+	cfg     Config
+	log     *slog.Logger
+	clock   session.Clock
+	node    *consensus.Node
+	ln      net.Listener
+	watches *watchManager
+	tracker *session.Tracker
+	ids     *session.IDGenerator
+	reaper  *reaper
+	stats   stats
+	started time.Time
+
+	mu        sync.Mutex
+	conns     map[*conn]struct{}
+	bySession map[int64]*conn
+	perIP     map[string]int
+	closed    bool
+	wg        sync.WaitGroup
+}
+
+// New returns a server for cfg; Start makes it listen.
+func New(cfg Config, opts ...Option) (*Server, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg:       cfg,
+		log:       slog.New(slog.NewTextHandler(io.Discard, nil)),
+		clock:     session.RealClock(),
+		conns:     make(map[*conn]struct{}),
+		bySession: make(map[int64]*conn),
+		perIP:     make(map[string]int),
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	s.watches = newWatchManager()
+	s.stats.reset()
+	return s, nil
+}
+
+// Start starts Raft, the session tracker and the client listener.
+func (s *Server) Start(ctx context.Context) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return ErrClosed
+	}
+	s.started = s.clock.Now()
+	node, err := consensus.StartStandalone(ctx, consensus.Config{
+		ServerID: s.cfg.ServerID,
+		Tree:     datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
+		Hook:     s.onApply,
+		Logger:   s.raftLogger(),
+	})
+	if err != nil {
+		return err
+	}
+	s.node = node
+	s.ids = session.NewIDGenerator(s.cfg.ServerID, s.clock.Now())
+	s.tracker = session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
+	s.tracker.Start()
+	s.reaper = newReaper(s)
+	s.reaper.start()
+	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		s.Close()
+		return fmt.Errorf("server: listen on %s: %w", addr, err)
+	}
+	s.ln = ln
+	s.wg.Add(1)
+	go s.acceptLoop()
+	s.log.Info("serving", "addr", ln.Addr().String(), "mode", "standalone")
+	return nil
+}
+
+func (s *Server) raftLogger() *slog.Logger {
+	if s.log.Enabled(context.Background(), slog.LevelWarn) {
+		return s.log
+	}
+	return nil
+}
+
+// Addr returns the client address the server listens on.
+func (s *Server) Addr() string {
+	if s.ln == nil {
+		return ""
+	}
+	return s.ln.Addr().String()
+}
+
+// Close stops the server and waits until every goroutine it started has
+// exited. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	conns := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		conns = append(conns, c)
+	}
+	s.mu.Unlock()
+	if s.ln != nil {
+		s.ln.Close()
+	}
+	for _, c := range conns {
+		c.close()
+	}
+	if s.reaper != nil {
+		s.reaper.stop()
+	}
+	if s.tracker != nil {
+		s.tracker.Stop()
+	}
+	s.wg.Wait()
+	if s.node != nil {
+		return s.node.Close()
+	}
+	return nil
+}
+
+func (s *Server) acceptLoop() {
+	defer s.wg.Done()
+	var delay time.Duration
+	for {
+		nc, err := s.ln.Accept()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			delay = backoff(delay)
+			s.log.Warn("accept failed", "err", err, "retry_in", delay)
+			time.Sleep(delay)
+			continue
+		}
+		delay = 0
+		s.serve(nc)
+	}
+}
+
+func backoff(d time.Duration) time.Duration {
+	if d == 0 {
+		return 5 * time.Millisecond
+	}
+	if d *= 2; d > time.Second {
+		d = time.Second
+	}
+	return d
+}
+
+// serve registers nc and starts its reader, unless the server is closing or
+// the client's address already has maxClientCnxns connections.
+func (s *Server) serve(nc net.Conn) {
+	ip := remoteIP(nc)
+	s.mu.Lock()
+	if s.closed || (s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns) {
+		s.mu.Unlock()
+		s.log.Warn("refusing connection", "remote", nc.RemoteAddr().String(), "reason", "too many connections or closing")
+		nc.Close()
+		return
+	}
+	c := newConn(s, nc, ip)
+	s.conns[c] = struct{}{}
+	s.perIP[ip]++
+	s.wg.Add(2)
+	s.mu.Unlock()
+	s.stats.connOpened()
+	go c.readLoop()
+}
+
+// forget removes a closed connection from the server's tables.
+func (s *Server) forget(c *conn) {
+	s.mu.Lock()
+	if _, ok := s.conns[c]; ok {
+		delete(s.conns, c)
+		if s.perIP[c.ip]--; s.perIP[c.ip] <= 0 {
+			delete(s.perIP, c.ip)
+		}
+	}
+	if id := c.sessionID(); id != 0 && s.bySession[id] == c {
+		delete(s.bySession, id)
+	}
+	s.mu.Unlock()
+	s.watches.removeConn(c)
+}
+
+func remoteIP(nc net.Conn) string {
+	if a, ok := nc.RemoteAddr().(*net.TCPAddr); ok {
+		return a.IP.String()
+	}
+	host, _, _ := net.SplitHostPort(nc.RemoteAddr().String())
+	return host
+}
+
+// connections returns a snapshot of the open connections.
+func (s *Server) connections() []*conn {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*conn, 0, len(s.conns))
+	for c := range s.conns {
+		out = append(out, c)
+	}
+	return out
+}
+
+// nowMillis is the proposal timestamp for transactions.
+func (s *Server) nowMillis() int64 { return s.clock.Now().UnixMilli() }

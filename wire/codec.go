@@ -1,0 +1,234 @@
+package wire
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// ErrShortBuffer is returned when a record needs more bytes than the frame holds.
+var ErrShortBuffer = errors.New("wire: short buffer")
+
+// ErrBadLength is returned for a negative length (other than -1 for null) or a
+// length beyond the decoder's limit inside a record.
+var ErrBadLength = errors.New("wire: bad length")
+
+// Encoder appends jute-encoded values to a byte slice. The zero value is ready to use.
+type Encoder struct {
+	buf []byte
+}
+
+// NewEncoder returns an encoder that appends to buf (which may be nil).
+func NewEncoder(buf []byte) *Encoder { return &Encoder{buf: buf} }
+
+// Bytes returns the encoded bytes.
+func (e *Encoder) Bytes() []byte { return e.buf }
+
+// Len returns the number of bytes encoded so far.
+func (e *Encoder) Len() int { return len(e.buf) }
+
+// Reset empties the encoder, keeping its capacity.
+func (e *Encoder) Reset() { e.buf = e.buf[:0] }
+
+// Int writes a 4-byte big-endian int.
+func (e *Encoder) Int(v int32) { e.buf = binary.BigEndian.AppendUint32(e.buf, uint32(v)) }
+
+// Long writes an 8-byte big-endian long.
+func (e *Encoder) Long(v int64) { e.buf = binary.BigEndian.AppendUint64(e.buf, uint64(v)) }
+
+// Bool writes one byte, 1 for true.
+func (e *Encoder) Bool(v bool) {
+	if v {
+		e.buf = append(e.buf, 1)
+	} else {
+		e.buf = append(e.buf, 0)
+	}
+}
+
+// Buffer writes a length-prefixed byte buffer; nil is encoded as length -1.
+func (e *Encoder) Buffer(b []byte) {
+	if b == nil {
+		e.Int(-1)
+		return
+	}
+	e.Int(int32(len(b)))
+	e.buf = append(e.buf, b...)
+}
+
+// String writes a length-prefixed UTF-8 string (jute ustring).
+func (e *Encoder) String(s string) {
+	e.Int(int32(len(s)))
+	e.buf = append(e.buf, s...)
+}
+
+// Strings writes a vector of strings; nil is encoded as count -1.
+func (e *Encoder) Strings(v []string) {
+	if v == nil {
+		e.Int(-1)
+		return
+	}
+	e.Int(int32(len(v)))
+	for _, s := range v {
+		e.String(s)
+	}
+}
+
+// Decoder reads jute-encoded values from a byte slice. The first error is
+// sticky: later reads return zero values and Err reports it.
+type Decoder struct {
+	b   []byte
+	off int
+	max int
+	err error
+}
+
+// NewDecoder returns a decoder over b. Buffers, strings and vectors whose
+// length exceeds max are rejected with ErrBadLength; max <= 0 means len(b).
+func NewDecoder(b []byte, max int) *Decoder {
+	if max <= 0 {
+		max = len(b)
+	}
+	return &Decoder{b: b, max: max}
+}
+
+// Err returns the first decoding error, if any.
+func (d *Decoder) Err() error { return d.err }
+
+// Remaining returns the number of unread bytes.
+func (d *Decoder) Remaining() int { return len(d.b) - d.off }
+
+// Offset returns the number of bytes consumed.
+func (d *Decoder) Offset() int { return d.off }
+
+// Fail records err unless an earlier error is already recorded.
+func (d *Decoder) Fail(err error) {
+	if d.err == nil {
+		d.err = err
+	}
+}
+
+func (d *Decoder) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || d.Remaining() < n {
+		d.err = ErrShortBuffer
+		return nil
+	}
+	p := d.b[d.off : d.off+n]
+	d.off += n
+	return p
+}
+
+// Int reads a 4-byte big-endian int.
+func (d *Decoder) Int() int32 {
+	p := d.take(4)
+	if p == nil {
+		return 0
+	}
+	return int32(binary.BigEndian.Uint32(p))
+}
+
+// Long reads an 8-byte big-endian long.
+func (d *Decoder) Long() int64 {
+	p := d.take(8)
+	if p == nil {
+		return 0
+	}
+	return int64(binary.BigEndian.Uint64(p))
+}
+
+// Bool reads one byte; any non-zero value is true.
+func (d *Decoder) Bool() bool {
+	p := d.take(1)
+	return p != nil && p[0] != 0
+}
+
+// length reads a length prefix; -1 means null and is reported as ok=false.
+func (d *Decoder) length() (n int, ok bool) {
+	v := d.Int()
+	if d.err != nil || v == -1 {
+		return 0, false
+	}
+	if v < 0 || int(v) > d.max || int(v) > d.Remaining() {
+		d.Fail(ErrBadLength)
+		return 0, false
+	}
+	return int(v), true
+}
+
+// Buffer reads a length-prefixed buffer; length -1 gives nil. The result is a
+// copy, so it stays valid after the frame is reused.
+func (d *Decoder) Buffer() []byte {
+	n, ok := d.length()
+	if !ok {
+		return nil
+	}
+	p := d.take(n)
+	out := make([]byte, n)
+	copy(out, p)
+	return out
+}
+
+// String reads a length-prefixed string; length -1 gives "".
+func (d *Decoder) String() string {
+	n, ok := d.length()
+	if !ok {
+		return ""
+	}
+	return string(d.take(n))
+}
+
+// Count reads a vector count; -1 gives -1 (null vector). Counts that cannot
+// fit in the remaining bytes (each item needs at least minItem bytes) fail.
+func (d *Decoder) Count(minItem int) int {
+	v := d.Int()
+	if d.err != nil {
+		return 0
+	}
+	if v == -1 {
+		return -1
+	}
+	if minItem < 1 {
+		minItem = 1
+	}
+	if v < 0 || int64(v)*int64(minItem) > int64(d.Remaining()) || v > math.MaxInt32/2 {
+		d.Fail(ErrBadLength)
+		return 0
+	}
+	return int(v)
+}
+
+// Strings reads a vector of strings; count -1 gives nil.
+func (d *Decoder) Strings() []string {
+	n := d.Count(4)
+	if n < 0 || d.err != nil {
+		return nil
+	}
+	out := make([]string, 0, n)
+	for i := 0; i < n && d.err == nil; i++ {
+		out = append(out, d.String())
+	}
+	return out
+}
+
+// Record is a jute record with hand-written encoding.
+type Record interface {
+	Encode(e *Encoder)
+	Decode(d *Decoder)
+}
+
+// Marshal encodes r into a new byte slice.
+func Marshal(r Record) []byte {
+	var e Encoder
+	r.Encode(&e)
+	return e.Bytes()
+}
+
+// Unmarshal decodes b into r. Trailing bytes are ignored, as ZooKeeper
+// ignores them; max bounds each length-prefixed field (see NewDecoder).
+func Unmarshal(b []byte, r Record, max int) error {
+	d := NewDecoder(b, max)
+	r.Decode(d)
+	return d.Err()
+}
