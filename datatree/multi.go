@@ -43,14 +43,30 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 	var ev []Event
 	results := make([]wire.MultiResult, len(req.Ops))
 	for i, op := range req.Ops {
-		out, err := t.applyOp(txn, op.Type, op.Record, &ev)
+		typ := effectiveOp(op)
+		out, err := t.applyOp(txn, typ, op.Record, &ev)
 		if err != nil {
 			t.rollback(log)
 			return Result{Multi: failedMulti(len(req.Ops), i, wire.CodeOf(err))}
 		}
-		results[i] = successResult(op.Type, out)
+		results[i] = successResult(typ, out)
 	}
 	return Result{Multi: results, Events: ev}
+}
+
+// effectiveOp is the operation a multi sub-op performs. ZooKeeper rebuilds
+// create sub-ops from their flags whatever header type they were sent with:
+// flag 4 makes a container, anything else a plain create, so a create2
+// sub-op answers with a path-only create result.
+func effectiveOp(op wire.MultiOp) wire.Op {
+	switch op.Type {
+	case wire.OpCreate, wire.OpCreate2, wire.OpCreateContainer:
+		if op.Record.(*wire.CreateRequest).Flags == wire.FlagContainer {
+			return wire.OpCreateContainer
+		}
+		return wire.OpCreate
+	}
+	return op.Type
 }
 
 // successResult is the OpResult ZooKeeper returns for a successful op.

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -29,14 +30,20 @@ func frame(xid int32, op wire.Op, body []byte) []byte {
 	return append(b, body...)
 }
 
-// sendAndWatch writes b, then logs the reply to xid (if any) and whether
-// the server closed the connection.
-func (r *rclient) sendAndWatch(desc string, b []byte, xid int32) {
+// sendAndWatch writes b, then logs the reply (if any) and whether the
+// server closed the connection.
+func (r *rclient) sendAndWatch(desc string, b []byte) {
 	if err := r.WriteRaw(b); err != nil {
 		r.log("%s: write -> %s", desc, rawErr(err))
 		return
 	}
-	frames, closed, err := r.WaitClosedOrReply(xid)
+	start := time.Now()
+	defer func() {
+		if d := time.Since(start); d > time.Second {
+			r.s.t.Logf("%s on %s: %s took %v", r.name, r.s.addr, desc, d.Round(time.Millisecond))
+		}
+	}()
+	frames, closed, err := r.WaitClosedOrReply()
 	for _, f := range frames {
 		r.log("%s -> xid=%d %s zxid=%s body=%dB", desc, f.Hdr.Xid, codeName(f.Hdr.Err), r.s.zx(f.Hdr.Zxid), len(f.Body))
 	}
@@ -53,9 +60,9 @@ func (r *rclient) sendAndWatch(desc string, b []byte, xid int32) {
 	}
 }
 
-// WaitClosedOrReply reads until the reply to xid arrives (then returns at
-// once, closed=false) or the server closes the connection.
-func (c *rawClient) WaitClosedOrReply(xid int32) (frames []rawFrame, closed bool, err error) {
+// WaitClosedOrReply reads until a reply arrives (then waits briefly for a
+// close) or the server closes the connection.
+func (c *rawClient) WaitClosedOrReply() (frames []rawFrame, closed bool, err error) {
 	for {
 		f, err := c.ReadFrame(rawTimeout)
 		switch {
@@ -65,8 +72,9 @@ func (c *rawClient) WaitClosedOrReply(xid int32) (frames []rawFrame, closed bool
 			return frames, false, err
 		}
 		frames = append(frames, f)
-		if f.Hdr.Xid == xid {
-			// A reply; if the server closes right after it, say so.
+		if !f.IsEvent() {
+			// A reply (for a ping it has xid -2, not the request's);
+			// if the server closes right after it, say so.
 			more, closed, err := c.WaitClosed(noEventWithin)
 			return append(frames, more...), closed, err
 		}
@@ -106,7 +114,7 @@ func diffBadOpcodes(s *sc) {
 	}
 	for i, c := range cases {
 		r := s.raw(fmt.Sprintf("C%02d", i))
-		r.sendAndWatch(c.desc, frame(int32(100+i), c.op, c.body), int32(100+i))
+		r.sendAndWatch(c.desc, frame(int32(100+i), c.op, c.body))
 	}
 	setup.GetData(s.p("/n"), false)
 	setup.Exists(s.p("/box"), false)
@@ -128,7 +136,7 @@ func diffBadFrames(s *sc) {
 	}
 	for i, c := range lengths {
 		r := s.raw(fmt.Sprintf("F%d", i))
-		r.sendAndWatch(c.desc, c.b, 1<<30)
+		r.sendAndWatch(c.desc, c.b)
 	}
 	// A frame cut short: the server waits for the rest.
 	r := s.raw("CUT")
@@ -136,6 +144,7 @@ func diffBadFrames(s *sc) {
 	r.log("frame announced 100 bytes, sent 4")
 	frames, closed, err := r.WaitClosed(noEventWithin)
 	r.log("-> %d frames closed=%v err=%v", len(frames), closed, err)
+	r.Close() // the cleanup's closeSession would only complete the frame
 }
 
 func diffBadBeforeConnect(s *sc) {
@@ -191,7 +200,7 @@ func diffMaxBuffer(s *sc) {
 		}
 		b := wire.AppendFrame(nil, &wire.RequestHeader{Xid: 1, Type: wire.OpSetData}, &wire.SetDataRequest{Path: path, Data: data, Version: -1})
 		r.log("%s: frame length %d (data %d)", c.desc, len(b)-4, c.n)
-		r.sendAndWatch(c.desc, b, 1)
+		r.sendAndWatch(c.desc, b)
 	}
 	setup.GetData(path, false)
 	// create with data close to the limit; reply frames may exceed it.

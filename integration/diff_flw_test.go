@@ -108,7 +108,7 @@ func diffFourLetterWords(s *sc) {
 	}
 	// A 4lw after a valid handshake is read as a frame length instead.
 	r := s.raw("R")
-	r.sendAndWatch("srvr after handshake", []byte("srvr"), 1<<30)
+	r.sendAndWatch("srvr after handshake", []byte("srvr"))
 }
 
 // TestDiffFourLetterWhitelist compares servers whose whitelist is only

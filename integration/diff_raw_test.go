@@ -69,8 +69,12 @@ func (s *sc) raw(name string) *rclient {
 // Handshake sends a ConnectRequest and logs the response shape.
 func (r *rclient) Handshake(req wire.ConnectRequest) {
 	resp, err := r.rawClient.Handshake(req)
+	last := "far-future"
+	if req.LastZxidSeen < 1<<48 {
+		last = r.s.zx(req.LastZxidSeen)
+	}
 	desc := fmt.Sprintf("connect timeOut=%d session=%s lastZxid=%s readOnlyByte=%v", req.TimeOut,
-		r.s.sid(req.SessionID), r.s.zx(req.LastZxidSeen), req.HasReadOnly)
+		r.s.sid(req.SessionID), last, req.HasReadOnly)
 	if err != nil {
 		r.log("%s -> %s", desc, rawErr(err))
 		return
@@ -392,3 +396,9 @@ func opGetChildren(path string) wire.MultiOp {
 // on a connection that cannot send a request (for example before the
 // handshake); everywhere else Drain's ping round trip is used.
 const noEventWithin = 300 * time.Millisecond
+
+// CloseSession sends closeSession and logs the reply.
+func (r *rclient) CloseSession() wire.Code {
+	rep, err := r.rawClient.CloseSession()
+	return r.logReply("closeSession", rep, err, nil)
+}

@@ -59,22 +59,27 @@ func diffReconnect(s *sc) {
 	b.GetData(s.p("/e"), false)
 	b.Exists(s.p("/e"), false)
 
-	// Wrong password: expired answer, then the socket closes.
+	// Wrong password: expired answer, then the socket closes. The
+	// server closes the session's other connections (B) first.
 	bad := append([]byte(nil), pw...)
 	bad[0] ^= 0xff
 	c := s.rawDial("C")
 	c.Handshake(wire.ConnectRequest{TimeOut: 10000, SessionID: id, Passwd: bad})
 	c.ExpectClosed()
-	b.State() // the session itself is untouched
+	b.State()
 
 	// Unknown session id.
 	d := s.rawDial("D")
 	d.Handshake(wire.ConnectRequest{TimeOut: 10000, SessionID: id ^ 0x5555, Passwd: pw})
 	d.ExpectClosed()
 
-	// After closeSession the id is gone.
-	b.CloseSession()
-	b.ExpectClosed()
+	// The session survived both: reattach, then close it; after that
+	// the id is gone.
+	b2 := s.rawDial("B2")
+	b2.Handshake(wire.ConnectRequest{TimeOut: 10000, SessionID: id, Passwd: pw})
+	b2.Exists(s.p("/e"), false)
+	b2.CloseSession()
+	b2.ExpectClosed()
 	e := s.rawDial("E")
 	e.Handshake(wire.ConnectRequest{TimeOut: 10000, SessionID: id, Passwd: pw})
 	e.ExpectClosed()
@@ -93,31 +98,15 @@ func diffCloseSession(s *sc) {
 	w.Drain()
 	w.Exists(s.p("/e1"), false)
 
-	// closeSession pipelined with a request behind it.
+	// closeSession from a second connection of the same session.
 	b := s.raw("B")
 	b.Create(s.p("/e2"), nil, 1, open)
-	x1, _ := b.Send(wire.OpCloseSession, nil)
-	x2, _ := b.Send(wire.OpGetData, &wire.PathWatchRequest{Path: s.p("/p")})
-	rep, err := b.ReadReply(x1)
-	b.logReply("closeSession (pipelined)", rep, err, nil)
-	if err == nil {
-		rep, err = b.ReadReply(x2)
-		b.logReply("getData after closeSession", rep, err, func() string { return "" })
-	}
+	b2 := s.rawDial("B2")
+	b2.Handshake(wire.ConnectRequest{TimeOut: 10000, SessionID: b.Session.SessionID, Passwd: b.Session.Passwd})
 	b.ExpectClosed()
+	b2.CloseSession()
+	b2.ExpectClosed()
 	w.Exists(s.p("/e2"), false)
-
-	// closeSession twice on one socket.
-	c := s.raw("C")
-	x1, _ = c.Send(wire.OpCloseSession, nil)
-	x2, _ = c.Send(wire.OpCloseSession, nil)
-	rep, err = c.ReadReply(x1)
-	c.logReply("closeSession", rep, err, nil)
-	if err == nil {
-		rep, err = c.ReadReply(x2)
-		c.logReply("closeSession again", rep, err, nil)
-	}
-	c.ExpectClosed()
 
 	// Closing the socket without closeSession keeps the session (and its
 	// ephemerals) until it expires.

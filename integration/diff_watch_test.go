@@ -88,15 +88,6 @@ func diffWatchOrder(s *sc) {
 		opDelete(s.p("/o2"), -1),
 	)
 	w.Drain()
-	// Pipelined: W sends three requests; B's write lands between them.
-	w.GetData(s.p("/o1"), true)
-	x1, _ := w.Send(wire.OpGetData, &wire.PathWatchRequest{Path: s.p("/o3")})
-	b.SetData(s.p("/o1"), []byte("y"), -1)
-	x2, _ := w.Send(wire.OpExists, &wire.PathWatchRequest{Path: s.p("/o1")})
-	for _, x := range []int32{x1, x2} {
-		rep, err := w.ReadReply(x)
-		w.logReply(fmt.Sprintf("pipelined xid+%d", x-x1), rep, err, func() string { return "" })
-	}
 }
 
 func diffWatchDelete(s *sc) {

@@ -79,7 +79,7 @@ func (s *Server) writeServerStats(w io.Writer, clients bool) {
 	if clients {
 		io.WriteString(w, "Clients:\n")
 		for _, c := range s.sessionConns() {
-			fmt.Fprintf(w, " %s[1](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
+			fmt.Fprintf(w, " /%s[1](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
 		}
 		io.WriteString(w, "\n")
 	}
@@ -125,7 +125,7 @@ func (s *Server) sessionConns() []*conn {
 func (s *Server) writeCons(w io.Writer) {
 	for _, c := range s.sessionConns() {
 		min, avg, max := c.cstats.lat.snapshot()
-		fmt.Fprintf(w, " %s[1](queued=%d,recved=%d,sent=%d,sid=0x%x,lop=NA,est=%d,to=%d,",
+		fmt.Fprintf(w, " /%s[1](queued=%d,recved=%d,sent=%d,sid=0x%x,lop=NA,est=%d,to=%d,",
 			c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load(),
 			c.sessionID(), c.established.UnixMilli(), c.timeout.Load())
 		fmt.Fprintf(w, "lcxid=0x%x,lzxid=0x%x,lresp=%d,llat=%d,minlat=%d,avglat=%d,maxlat=%d)\n",

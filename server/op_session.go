@@ -48,8 +48,29 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	c.session.Store(id)
 	c.timeout.Store(timeout)
 	s.bind(c, id)
-	s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+	if !s.track(id, timeout, req.SessionID == 0) {
+		// The session expired between the check and now: answer as for
+		// any expired session.
+		resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
+		c.writeFrame(&resp)
+		return false
+	}
 	return c.writeFrame(&resp) == nil
+}
+
+// track arms the expiry of a new session, or refreshes a reconnecting one
+// with its newly negotiated timeout. A session the tracker already expired
+// (its closeSession is on the way) cannot be revived.
+func (s *Server) track(id int64, timeout int32, isNew bool) bool {
+	if isNew {
+		s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+		return true
+	}
+	if s.tracker.IsClosing(id) || !s.tracker.Touch(id) {
+		return false
+	}
+	s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+	return true
 }
 
 func (s *Server) sessionValid(id int64, passwd []byte) bool {

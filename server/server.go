@@ -91,7 +91,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return err
 	}
 	s.node = node
-	s.ids = session.NewIDGenerator(s.cfg.ServerID, s.clock.Now())
+	s.ids = session.NewIDGenerator(sessionServerID(s.cfg.ServerID), s.clock.Now())
 	s.tracker = session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
 	s.tracker.Start()
 	s.reaper = newReaper(s)
@@ -239,6 +239,15 @@ func (s *Server) connections() []*conn {
 		out = append(out, c)
 	}
 	return out
+}
+
+// sessionServerID is the server id stamped in the top byte of session ids.
+// A standalone ZooKeeper uses 1 (createSessionTrackerServerId).
+func sessionServerID(id int64) int64 {
+	if id == 0 {
+		return 1
+	}
+	return id
 }
 
 // nowMillis is the proposal timestamp for transactions.

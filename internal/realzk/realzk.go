@@ -2,6 +2,7 @@ package realzk
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -257,9 +258,14 @@ func (s *Server) waitReady(timeout time.Duration) error {
 		case <-timer.C:
 		}
 		out, err := FourLetterWord(s.addr, "ruok", time.Second)
-		// A server that refuses ruok because of its whitelist is serving too.
+		// A server that refuses ruok because of its whitelist is up too.
+		// ruok answers before the ZooKeeperServer runs, when sessions are
+		// still refused, so a session handshake must succeed as well.
 		if err == nil && (out == "imok" || strings.Contains(out, "not in the whitelist")) {
-			return nil
+			if err = probeSession(s.addr, time.Second); err == nil {
+				return nil
+			}
+			out = "imok, but " + err.Error()
 		}
 		if time.Now().After(deadline) {
 			return fmt.Errorf("realzk: no answer to ruok on %s within %v (last: %q, %v)", s.addr, timeout, out, err)
@@ -285,6 +291,52 @@ func FourLetterWord(addr, cmd string, timeout time.Duration) (string, error) {
 	}
 	b, err := io.ReadAll(c)
 	return string(b), err
+}
+
+// probeSession opens a session (ConnectRequest with a zero session id)
+// and closes it again (closeSession), proving that the server serves.
+func probeSession(addr string, timeout time.Duration) error {
+	c, err := net.DialTimeout("tcp", addr, timeout)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if err := c.SetDeadline(time.Now().Add(timeout)); err != nil {
+		return err
+	}
+	// ConnectRequest{protocolVersion 0, lastZxidSeen 0, timeOut 10000,
+	// sessionId 0, passwd 16 zero bytes}, without the readOnly byte.
+	req := make([]byte, 4+44)
+	binary.BigEndian.PutUint32(req[0:], 44)
+	binary.BigEndian.PutUint32(req[16:], 10000)
+	binary.BigEndian.PutUint32(req[28:], 16)
+	if _, err := c.Write(req); err != nil {
+		return err
+	}
+	var hdr [4]byte
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return fmt.Errorf("no ConnectResponse: %w", err)
+	}
+	n := binary.BigEndian.Uint32(hdr[:])
+	if n < 16 || n > 1024 {
+		return fmt.Errorf("bad ConnectResponse length %d", n)
+	}
+	resp := make([]byte, n)
+	if _, err := io.ReadFull(c, resp); err != nil {
+		return fmt.Errorf("short ConnectResponse: %w", err)
+	}
+	if binary.BigEndian.Uint32(resp[4:]) == 0 {
+		return errors.New("session refused")
+	}
+	// closeSession: RequestHeader{xid 1, type -11}; wait for its reply.
+	closeReq := []byte{0, 0, 0, 8, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf5}
+	if _, err := c.Write(closeReq); err != nil {
+		return err
+	}
+	if _, err := io.ReadFull(c, hdr[:]); err != nil {
+		return fmt.Errorf("no closeSession reply: %w", err)
+	}
+	return nil
 }
 
 // Addr returns the client address, 127.0.0.1:port.
