@@ -252,3 +252,17 @@ func sessionServerID(id int64) int64 {
 
 // nowMillis is the proposal timestamp for transactions.
 func (s *Server) nowMillis() int64 { return s.clock.Now().UnixMilli() }
+
+// DropConnection closes, from the server side, the connection bound to the
+// session, as a network fault would; the session itself lives on and the
+// client may reconnect. It reports whether such a connection was open.
+func (s *Server) DropConnection(sessionID int64) bool {
+	s.mu.Lock()
+	c := s.bySession[sessionID]
+	s.mu.Unlock()
+	if c == nil {
+		return false
+	}
+	c.close()
+	return true
+}
