@@ -323,3 +323,9 @@ func ipMatches(clientID, aclExpr string) bool {
 	}
 	return a&mask == c&mask
 }
+
+// ACLAllows reports whether identities auth hold perm under acl, with the
+// same rules as CheckACL (used to filter watch notifications).
+func ACLAllows(acl []wire.ACL, perm int32, auth []wire.Id) bool {
+	return checkACL(acl, perm, auth) == nil
+}

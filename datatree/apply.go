@@ -130,10 +130,11 @@ func (t *Tree) delete(txn *Txn, path string, version int32, ev *[]Event) error {
 // removeNode deletes a validated node and fires NodeDeleted and the
 // parent's NodeChildrenChanged.
 func (t *Tree) removeNode(parent *node, parentPath, name, path string, n *node, zxid int64, ev *[]Event) {
+	acl, parentACL := t.acls.get(n.acl), t.acls.get(parent.acl)
 	t.remove(parent, name, path, n, zxid)
 	*ev = append(*ev,
-		Event{Type: wire.EventNodeDeleted, Path: path},
-		Event{Type: wire.EventNodeChildrenChanged, Path: eventPath(parentPath)})
+		Event{Type: wire.EventNodeDeleted, Path: path, ACL: acl},
+		Event{Type: wire.EventNodeChildrenChanged, Path: eventPath(parentPath), ACL: parentACL})
 }
 
 // deleteContainer is the reaper's delete: special path (BADARGUMENTS) →
@@ -175,7 +176,7 @@ func (t *Tree) setDataOp(txn *Txn, r *wire.SetDataRequest, ev *[]Event) (opOut, 
 		return opOut{}, wire.CodeBadVersion
 	}
 	t.setData(r.Path, n, r.Data, n.version+1, txn.Zxid, txn.Time)
-	*ev = append(*ev, Event{Type: wire.EventNodeDataChanged, Path: r.Path})
+	*ev = append(*ev, Event{Type: wire.EventNodeDataChanged, Path: r.Path, ACL: t.acls.get(n.acl)})
 	return opOut{stat: n.stat(t.cfg.ExtendedTypesEnabled)}, nil
 }
 

@@ -83,8 +83,8 @@ func (t *Tree) create(txn *Txn, op wire.Op, a createArgs, ev *[]Event) (opOut, e
 	n := newNode(a.data, t.acls.acquire(acl), t.ownerFor(txn, op, a), txn.Zxid, txn.Time)
 	t.insert(parent, strings.Clone(name), path, n, txn.Zxid)
 	*ev = append(*ev,
-		Event{Type: wire.EventNodeCreated, Path: path},
-		Event{Type: wire.EventNodeChildrenChanged, Path: eventPath(parentPath)})
+		Event{Type: wire.EventNodeCreated, Path: path, ACL: t.acls.get(n.acl)},
+		Event{Type: wire.EventNodeChildrenChanged, Path: eventPath(parentPath), ACL: t.acls.get(parent.acl)})
 	return opOut{path: path, stat: n.stat(t.cfg.ExtendedTypesEnabled)}, nil
 }
 

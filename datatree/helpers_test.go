@@ -118,3 +118,12 @@ func digestACL(perms int32, userPassword string) wire.ACL {
 func digestAuth(userPassword string) wire.Id {
 	return wire.Id{Scheme: "digest", ID: DigestID(userPassword)}
 }
+
+// withoutACL drops the ACLs events carry, for comparing types and paths.
+func withoutACL(evs []Event) []Event {
+	out := make([]Event, len(evs))
+	for i, e := range evs {
+		out[i] = Event{Type: e.Type, Path: e.Path}
+	}
+	return out
+}

@@ -55,15 +55,15 @@ func TestMultiSuccess(t *testing.T) {
 	require.Equal(t, txn.Zxid, st("/m/t").Czxid)
 
 	require.Equal(t, []Event{
-		{wire.EventNodeCreated, "/m"}, {wire.EventNodeChildrenChanged, "/"},
-		{wire.EventNodeCreated, "/m/s-0000000000"}, {wire.EventNodeChildrenChanged, "/m"},
-		{wire.EventNodeCreated, "/m/s-0000000001"}, {wire.EventNodeChildrenChanged, "/m"},
-		{wire.EventNodeCreated, "/m/c"}, {wire.EventNodeChildrenChanged, "/m"},
-		{wire.EventNodeCreated, "/m/t"}, {wire.EventNodeChildrenChanged, "/m"},
-		{wire.EventNodeDataChanged, "/m"},
-		{wire.EventNodeDeleted, "/m/s-0000000000"}, {wire.EventNodeChildrenChanged, "/m"},
-		{wire.EventNodeCreated, "/m/s-0000000000"}, {wire.EventNodeChildrenChanged, "/m"},
-	}, r.Events)
+		{Type: wire.EventNodeCreated, Path: "/m"}, {Type: wire.EventNodeChildrenChanged, Path: "/"},
+		{Type: wire.EventNodeCreated, Path: "/m/s-0000000000"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+		{Type: wire.EventNodeCreated, Path: "/m/s-0000000001"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+		{Type: wire.EventNodeCreated, Path: "/m/c"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+		{Type: wire.EventNodeCreated, Path: "/m/t"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+		{Type: wire.EventNodeDataChanged, Path: "/m"},
+		{Type: wire.EventNodeDeleted, Path: "/m/s-0000000000"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+		{Type: wire.EventNodeCreated, Path: "/m/s-0000000000"}, {Type: wire.EventNodeChildrenChanged, Path: "/m"},
+	}, withoutACL(r.Events))
 }
 
 func TestMultiFailureRollsBack(t *testing.T) {

@@ -86,8 +86,8 @@ func TestCreateStat(t *testing.T) {
 	require.Equal(t, want, r.Stat)
 	require.Equal(t, want, e.stat("/p/c"))
 	require.Equal(t, []Event{
-		{wire.EventNodeCreated, "/p/c"}, {wire.EventNodeChildrenChanged, "/p"},
-	}, r.Events)
+		{Type: wire.EventNodeCreated, Path: "/p/c"}, {Type: wire.EventNodeChildrenChanged, Path: "/p"},
+	}, withoutACL(r.Events))
 
 	parent := e.stat("/p")
 	require.Equal(t, before.Czxid, parent.Czxid)
@@ -118,8 +118,8 @@ func TestChildDeleteStat(t *testing.T) {
 	r := e.tr.Apply(txn)
 	require.NoError(t, r.Err)
 	require.Equal(t, []Event{
-		{wire.EventNodeDeleted, "/p/a"}, {wire.EventNodeChildrenChanged, "/p"},
-	}, r.Events)
+		{Type: wire.EventNodeDeleted, Path: "/p/a"}, {Type: wire.EventNodeChildrenChanged, Path: "/p"},
+	}, withoutACL(r.Events))
 	after := e.stat("/p")
 	require.Equal(t, txn.Zxid, after.Pzxid)
 	require.Equal(t, before.Cversion+1, after.Cversion, "served cversion counts deletes")
@@ -145,7 +145,7 @@ func TestSetDataStat(t *testing.T) {
 		want.Mtime = txn.Time
 		require.Equal(t, want, r.Stat, "identical data still bumps the version")
 		require.Equal(t, want, e.stat("/n"))
-		require.Equal(t, []Event{{wire.EventNodeDataChanged, "/n"}}, r.Events)
+		require.Equal(t, []Event{{Type: wire.EventNodeDataChanged, Path: "/n"}}, withoutACL(r.Events))
 	}
 	r := e.setData("/n", nil, 3)
 	require.NoError(t, r.Err)

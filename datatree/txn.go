@@ -91,6 +91,11 @@ type Event struct {
 	Type wire.EventType
 	// Path is the node the event is about ("/" for the root).
 	Path string
+	// ACL is the ACL of the node at Path when the event fired (for a
+	// delete, the deleted node's). The server delivers the event only to
+	// connections that may READ under it, as ZooKeeper does since the
+	// fix for CVE-2024-23944 (in Debian's 3.8.0 too).
+	ACL []wire.ACL
 }
 
 // Result is the outcome of applying one Txn.

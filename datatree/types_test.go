@@ -48,10 +48,10 @@ func TestKillSession(t *testing.T) {
 	zxid := e.zxid + 1
 	ev := e.tr.KillSession(0xA, zxid)
 	require.Equal(t, []Event{
-		{wire.EventNodeDeleted, "/e"}, {wire.EventNodeChildrenChanged, "/"},
-		{wire.EventNodeDeleted, "/p/a"}, {wire.EventNodeChildrenChanged, "/p"},
-		{wire.EventNodeDeleted, "/p/b"}, {wire.EventNodeChildrenChanged, "/p"},
-	}, ev)
+		{Type: wire.EventNodeDeleted, Path: "/e"}, {Type: wire.EventNodeChildrenChanged, Path: "/"},
+		{Type: wire.EventNodeDeleted, Path: "/p/a"}, {Type: wire.EventNodeChildrenChanged, Path: "/p"},
+		{Type: wire.EventNodeDeleted, Path: "/p/b"}, {Type: wire.EventNodeChildrenChanged, Path: "/p"},
+	}, withoutACL(ev))
 	after := e.stat("/p")
 	require.Equal(t, zxid, after.Pzxid)
 	require.Equal(t, before.Cversion+2, after.Cversion)
@@ -76,7 +76,7 @@ func TestKillSession(t *testing.T) {
 	e.mustCreate("/c1", wire.FlagEphemeral)
 	r := e.apply(wire.OpCloseSession, nil)
 	require.NoError(t, r.Err)
-	require.Equal(t, []Event{{wire.EventNodeDeleted, "/c1"}, {wire.EventNodeChildrenChanged, "/"}}, r.Events)
+	require.Equal(t, []Event{{Type: wire.EventNodeDeleted, Path: "/c1"}, {Type: wire.EventNodeChildrenChanged, Path: "/"}}, withoutACL(r.Events))
 	require.False(t, e.tr.Exists("/c1"))
 }
 
@@ -106,7 +106,7 @@ func TestContainers(t *testing.T) {
 	e.session = 0
 	r = e.apply(wire.OpDeleteContainer, &wire.DeleteContainerRequest{Path: "/c"})
 	require.NoError(t, r.Err)
-	require.Equal(t, []Event{{wire.EventNodeDeleted, "/c"}, {wire.EventNodeChildrenChanged, "/"}}, r.Events)
+	require.Equal(t, []Event{{Type: wire.EventNodeDeleted, Path: "/c"}, {Type: wire.EventNodeChildrenChanged, Path: "/"}}, withoutACL(r.Events))
 	require.Equal(t, []string{"/b"}, e.tr.ContainerCandidates(0, 0))
 	require.Equal(t, 1, e.tr.ContainerCount())
 }
@@ -215,4 +215,18 @@ func TestOwnerKind(t *testing.T) {
 	for _, c := range cases {
 		require.Equal(t, c.want, ownerKind(c.owner, c.ext), "%#x ext=%v", uint64(c.owner), c.ext)
 	}
+}
+
+func TestEventsCarryTheNodeACL(t *testing.T) {
+	e := newEnv(t, Config{})
+	secret := []wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: "u:h"}}}
+	r := e.tr.Apply(e.txn(wire.OpCreate, &wire.CreateRequest{Path: "/s", ACL: secret}))
+	require.NoError(t, r.Err)
+	require.Equal(t, secret, r.Events[0].ACL, "NodeCreated carries the new node's ACL")
+	require.Equal(t, wire.OpenACLUnsafe, r.Events[1].ACL, "NodeChildrenChanged carries the parent's ACL")
+	r = e.tr.Apply(e.txn(wire.OpDelete, &wire.DeleteRequest{Path: "/s", Version: -1}))
+	require.NoError(t, r.Err)
+	require.Equal(t, secret, r.Events[0].ACL, "NodeDeleted carries the deleted node's ACL")
+	require.True(t, ACLAllows(secret, wire.PermRead, []wire.Id{{Scheme: "digest", ID: "u:h"}}))
+	require.False(t, ACLAllows(secret, wire.PermRead, []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}}))
 }

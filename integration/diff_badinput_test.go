@@ -111,6 +111,8 @@ func diffBadOpcodes(s *sc) {
 		{"create ACL count huge", wire.OpCreate, append(append([]byte(nil), pathBody...), 0xff, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff)},
 		{"setData null path", wire.OpSetData, []byte{0xff, 0xff, 0xff, 0xff, 0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff}},
 		{"multi without terminator", wire.OpMulti, []byte{0, 0, 0, 2, 0, 0xff, 0xff, 0xff, 0xff}},
+		{"setWatches with null lists", wire.OpSetWatches, wire.Marshal(&wire.SetWatches{})},
+		{"getChildren2 with watch byte 7", wire.OpGetChildren2, append(append([]byte(nil), pathBody...), 7)},
 	}
 	for i, c := range cases {
 		r := s.raw(fmt.Sprintf("C%02d", i))

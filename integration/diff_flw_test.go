@@ -32,6 +32,16 @@ var (
 	floatRe = regexp.MustCompile(`^-?\d+\.\d+(E-?\d+)?$`)
 	hexRe   = regexp.MustCompile(`^0x[0-9a-fA-F]+$`)
 	latRe   = regexp.MustCompile(`^\d+/\d+(\.\d+)?/\d+$`)
+
+	// mntrCoreKeys are the mntr keys of ZooKeeperServer.dumpMonitorValues
+	// and the standalone server's own gauges.
+	mntrCoreKeys = []string{
+		"zk_version", "zk_server_state", "zk_avg_latency", "zk_max_latency", "zk_min_latency",
+		"zk_packets_received", "zk_packets_sent", "zk_num_alive_connections", "zk_outstanding_requests",
+		"zk_uptime", "zk_znode_count", "zk_watch_count", "zk_ephemerals_count",
+		"zk_approximate_data_size", "zk_global_sessions", "zk_local_sessions",
+		"zk_open_file_descriptor_count", "zk_max_file_descriptor_count", "zk_connection_drop_probability",
+	}
 )
 
 // valueKind classifies a 4lw value.
@@ -88,14 +98,29 @@ func diffFourLetterWords(s *sc) {
 		}
 		s.logf("srvr | %s", l)
 	}
+	// mntr: only the keys ZooKeeperServer itself reports; the hundreds of
+	// ServerMetrics keys (zk_avg_fsynctime, zk_p99_readlatency, ...) are
+	// not compared (see DIFFERENCES.md).
+	mntr := map[string]string{}
 	for _, l := range shapeLines(s.flw("mntr"), "\t", true) {
-		s.logf("mntr | %s", l)
+		if k, v, ok := strings.Cut(l, "\t"); ok {
+			mntr[k] = v
+		}
+	}
+	for _, k := range mntrCoreKeys {
+		v, ok := mntr[k]
+		if !ok {
+			v = "(missing)"
+		}
+		s.logf("mntr | %s\t%s", k, v)
 	}
 	for _, l := range shapeLines(s.flw("conf"), "=", true) {
 		s.logf("conf | %s", l)
 	}
-	for _, l := range shapeLines(s.flw("envi"), "=", false) {
-		s.logf("envi | %s", l)
+	// envi: keys only; the values describe a JVM.
+	for _, l := range strings.Split(strings.TrimRight(s.flw("envi"), "\n"), "\n") {
+		k, _, _ := strings.Cut(l, "=")
+		s.logf("envi | %s", k)
 	}
 	for _, l := range shapeLines(s.flw("dirs"), ": ", false) {
 		s.logf("dirs | %s", l)

@@ -151,7 +151,7 @@ func diffAllChildrenNumber(s *sc) {
 	a.GetAllChildrenNumber(s.p("/none"))
 	a.GetAllChildrenNumber("/zookeeper")
 	a.GetAllChildrenNumber(s.p("/a/"))
-	a.GetAllChildrenNumber("")
+	a.codeOnly(`getAllChildrenNumber ""`, wire.OpGetAllChildrenNumber, &wire.PathRequest{Path: ""})
 }
 
 func diffSync(s *sc) {

@@ -95,9 +95,14 @@ func TestDiff(t *testing.T) {
 func compareScenario(t *testing.T, sn scenario, run int32, want, got string) {
 	t.Helper()
 	a := runScenario(t, sn, run, want)
-	b := runScenario(t, sn, run, got)
-	if d := unifiedDiff(a, b, "zookeeper", "zkraft"); d != "" {
+	b := alignLabels(a, runScenario(t, sn, run, got))
+	d := unifiedDiff(a, b, "zookeeper", "zkraft (labels matched to zookeeper's)")
+	if d != "" && onlyKnown(sn.name, d) {
+		t.Logf("documented differences only (%s)", knownDifferences[sn.name].why)
+	} else if d != "" {
 		t.Errorf("transcripts differ:\n%s", d)
+	} else if _, documented := knownDifferences[sn.name]; documented && os.Getenv("ZKRAFT_DIFF_TARGET") == "" {
+		t.Errorf("documented differences of %s no longer appear: update diff_known_test.go and DIFFERENCES.md", sn.name)
 	} else if os.Getenv("ZKRAFT_DIFF_SHOW") != "" {
 		t.Logf("transcript:\n%s", strings.Join(a, "\n"))
 	}
@@ -413,4 +418,86 @@ func unifiedDiff(a, b []string, nameA, nameB string) string {
 		fmt.Fprintf(&sb, "%c %s\n", o.kind, o.text)
 	}
 	return sb.String()
+}
+
+// labelRe matches zxid (Z), time (@Z) and session (S) labels.
+var labelRe = regexp.MustCompile(`(^|[^A-Za-z0-9_])([ZS][0-9]+)`)
+
+// skeleton replaces every label by its kind, so that lines can be aligned
+// whatever the labels are.
+func skeleton(line string) (string, []string) {
+	var labels []string
+	sk := labelRe.ReplaceAllStringFunc(line, func(m string) string {
+		sub := labelRe.FindStringSubmatch(m)
+		labels = append(labels, sub[2])
+		return sub[1] + sub[2][:1] + "#"
+	})
+	return sk, labels
+}
+
+// alignLabels renames b's labels to a's where the transcripts agree, so
+// that one extra or missing zxid (a failed write that consumes no zxid, an
+// error reply carrying the last zxid instead of -1) does not renumber
+// every later label. Lines that are equal except for labels are paired in
+// order (a longest common subsequence of the skeletons), and a bijection
+// between the labels is built greedily from those pairs; where a pair
+// conflicts with an earlier mapping the labels are left alone, so the
+// conflict still shows in the diff. Labels of b never paired get a "?"
+// suffix.
+func alignLabels(a, b []string) []string {
+	ska := make([]string, len(a))
+	skb := make([]string, len(b))
+	la := make([][]string, len(a))
+	lb := make([][]string, len(b))
+	for i, l := range a {
+		ska[i], la[i] = skeleton(l)
+	}
+	for i, l := range b {
+		skb[i], lb[i] = skeleton(l)
+	}
+	n, m := len(a), len(b)
+	lcs := make([][]int, n+1)
+	for i := range lcs {
+		lcs[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if ska[i] == skb[j] {
+				lcs[i][j] = lcs[i+1][j+1] + 1
+			} else {
+				lcs[i][j] = max(lcs[i+1][j], lcs[i][j+1])
+			}
+		}
+	}
+	bToA := map[string]string{}
+	aUsed := map[string]bool{}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case ska[i] == skb[j]:
+			for k := range la[i] {
+				x, y := la[i][k], lb[j][k]
+				if _, ok := bToA[y]; !ok && !aUsed[x] {
+					bToA[y] = x
+					aUsed[x] = true
+				}
+			}
+			i++
+			j++
+		case lcs[i+1][j] >= lcs[i][j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	out := make([]string, m)
+	for j, l := range b {
+		out[j] = labelRe.ReplaceAllStringFunc(l, func(mt string) string {
+			sub := labelRe.FindStringSubmatch(mt)
+			if x, ok := bToA[sub[2]]; ok {
+				return sub[1] + x
+			}
+			return sub[1] + sub[2] + "?"
+		})
+	}
+	return out
 }

@@ -22,6 +22,8 @@ func init() {
 		scenario{"watch_remove_check", diffWatchRemoveCheck},
 		scenario{"setwatches", diffSetWatches},
 		scenario{"setwatches2", diffSetWatches2},
+		scenario{"notification_zxid", diffNotificationZxid},
+		scenario{"watch_persistent_then_oneshot", diffPersistentThenOneShot},
 	)
 }
 
@@ -354,6 +356,8 @@ func diffSetWatches2(s *sc) {
 	req := &wire.SetWatches2{
 		RelativeZxid:               before,
 		DataWatches:                []string{s.p("/a")},
+		ExistWatches:               []string{},
+		ChildWatches:               []string{},
 		PersistentWatches:          []string{s.p("/p"), s.p("/a")},
 		PersistentRecursiveWatches: []string{s.p("/r")},
 	}
@@ -369,4 +373,45 @@ func diffSetWatches2(s *sc) {
 	w.Watches(wire.OpCheckWatches, s.p("/p"), wire.WatcherPersistent)
 	w.Watches(wire.OpCheckWatches, s.p("/r"), wire.WatcherPersistentRecursive)
 	w.State()
+}
+
+// diffNotificationZxid shows the zxid in notification headers, which the
+// other scenarios leave out.
+func diffNotificationZxid(s *sc) {
+	w := s.raw("W")
+	w.showEventZxid = true
+	b := s.raw("B")
+	w.Exists(s.p("/n"), true)
+	b.Create(s.p("/n"), nil, 0, open)
+	w.Drain()
+	w.GetData(s.p("/n"), true)
+	w.GetChildren(s.p(""), true)
+	b.Multi(wire.OpMulti, "set+delete", opSetData(s.p("/n"), []byte("x"), -1), opDelete(s.p("/n"), -1))
+	w.Drain()
+	w.AddWatch(s.p("/n"), wire.AddWatchPersistentRecursive)
+	b.Create(s.p("/n"), nil, 0, open)
+	w.Drain()
+	b.Exists(s.p(""), false)
+	before := b.last.Zxid
+	b.SetData(s.p("/n"), []byte("y"), -1)
+	v := s.raw("V")
+	v.showEventZxid = true
+	v.SetWatches(before, s.zx(before), []string{s.p("/n")}, nil, nil)
+}
+
+// diffPersistentThenOneShot sets one-shot watches on a path that already
+// has a persistent watch of the same connection.
+func diffPersistentThenOneShot(s *sc) {
+	w := s.raw("W")
+	b := s.raw("B")
+	b.Create(s.p("/p"), nil, 0, open)
+	w.AddWatch(s.p("/p"), wire.AddWatchPersistent)
+	w.GetChildren(s.p("/p"), true)
+	w.GetData(s.p("/p"), true)
+	b.Create(s.p("/p/a"), nil, 0, open)
+	b.Create(s.p("/p/b"), nil, 0, open)
+	b.SetData(s.p("/p"), nil, -1)
+	b.SetData(s.p("/p"), nil, -1)
+	w.Drain()
+	w.Watches(wire.OpCheckWatches, s.p("/p"), wire.WatcherAny)
 }

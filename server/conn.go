@@ -224,7 +224,7 @@ func (c *conn) writeEvents(bw *bufio.Writer, scratch []byte) []byte {
 }
 
 func (c *conn) appendEvent(bw *bufio.Writer, scratch []byte, ev event) []byte {
-	hdr := wire.ReplyHeader{Xid: wire.XidNotification, Zxid: ev.zxid}
+	hdr := wire.ReplyHeader{Xid: wire.XidNotification, Zxid: notificationZxid}
 	body := wire.WatcherEvent{Type: ev.typ, State: wire.StateSyncConnected, Path: ev.path}
 	scratch = wire.AppendReply(scratch[:0], &hdr, &body)
 	bw.Write(scratch)
@@ -236,7 +236,6 @@ func (c *conn) appendEvent(bw *bufio.Writer, scratch []byte, ev event) []byte {
 type event struct {
 	typ  wire.EventType
 	path string
-	zxid int64
 }
 
 // eventQueue is an unbounded queue: the apply hook must never block on a

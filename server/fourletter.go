@@ -38,8 +38,8 @@ var fourLetterCommands = map[string]func(s *Server, w io.Writer){
 	"dump": (*Server).writeDump,
 	"isro": func(_ *Server, w io.Writer) { io.WriteString(w, "rw") },
 	"dirs": func(_ *Server, w io.Writer) { io.WriteString(w, "datadir_size: 0\nlogdir_size: 0\n") },
-	"gtmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306\n") },
-	"stmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306\n") },
+	"gtmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
+	"stmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
 	"hash": func(_ *Server, w io.Writer) {},
 }
 
@@ -203,6 +203,8 @@ func (s *Server) writeMntr(w io.Writer) {
 		{"zk_approximate_data_size", dataSize},
 		{"zk_global_sessions", sessions},
 		{"zk_local_sessions", 0},
+		{"zk_open_file_descriptor_count", openFDs()},
+		{"zk_max_file_descriptor_count", maxFDs()},
 		{"zk_connection_drop_probability", "0.0"},
 		{"zk_epoch", s.node.Epoch()},
 		{"zk_goroutines", runtime.NumGoroutine()},

@@ -28,6 +28,9 @@ func readOps() map[wire.Op]handler {
 // client hears about its creation. ZooKeeper 3.8.0 checks no ACL here.
 func readExists(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
 	r := req.(*wire.PathWatchRequest)
+	if strings.IndexByte(r.Path, 0) >= 0 {
+		return nil, wire.CodeBadArguments
+	}
 	stat, err := st.Tree.Stat(r.Path)
 	if r.Watch && (err == nil || wire.CodeOf(err) == wire.CodeNoNode) {
 		c.srv.watches.add(c, r.Path, watchData)

@@ -39,7 +39,7 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 			s.log.Warn("create session failed", "err", err)
 			return false
 		}
-	} else if !s.sessionValid(id, req.Passwd) {
+	} else if s.dropSession(id); !s.sessionValid(id, req.Passwd) {
 		resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
 		c.writeFrame(&resp)
 		return false
@@ -80,6 +80,19 @@ func (s *Server) sessionValid(id int64, passwd []byte) bool {
 	ok := false
 	s.node.Read(func(st *consensus.State) { _, ok = st.Sessions.Get(id) })
 	return ok
+}
+
+// dropSession closes the connection a session has on this server, as
+// ZooKeeper does when any client asks to resume that session, before it
+// even checks the password.
+func (s *Server) dropSession(id int64) {
+	s.mu.Lock()
+	old := s.bySession[id]
+	delete(s.bySession, id)
+	s.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
 }
 
 // bind makes c the session's connection, closing any earlier one.
@@ -123,7 +136,7 @@ func (s *Server) expireSession(id int64) {
 // it queues watch events and ends the connections of closed sessions.
 func (s *Server) onApply(a *consensus.Applied) {
 	for _, ev := range a.Result.Events {
-		s.watches.trigger(ev, a.Zxid)
+		s.watches.trigger(ev)
 	}
 	if a.Command.Kind != consensus.KindCloseSession {
 		return
@@ -165,18 +178,17 @@ func handleAuth(c *conn, xid int32, req wire.Record) *pending {
 	case "ip":
 		// The connection already carries its address as an ip identity.
 	default:
-		p := c.finalError(xid, wire.CodeAuthFailed)
+		p := c.finalError(xid, wire.CodeAuthFailed, authReplyZxid)
 		p.op = wire.OpAuth
 		return p
 	}
-	return readyReply(xid, wire.OpAuth, 0, nil)
+	return readyReply(xid, wire.OpAuth, authReplyZxid, nil)
 }
 
-// handleSASL answers as a ZooKeeper server without SASL configured.
-func handleSASL(c *conn, xid int32, _ wire.Record) *pending {
-	p := c.finalError(xid, wire.CodeAuthFailed)
-	p.op = wire.OpSASL
-	return p
+// handleSASL answers as a ZooKeeper server without SASL configured: an
+// empty challenge, and the connection stays unauthenticated.
+func handleSASL(_ *conn, xid int32, _ wire.Record) *pending {
+	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
 }
 
 func millis(d time.Duration) int32 { return int32(d / time.Millisecond) }

@@ -16,14 +16,31 @@ func watchOps() map[wire.Op]handler {
 	}
 }
 
+// anyNil reports whether a watch list was sent as a null vector, which
+// ZooKeeper fails to read (MARSHALLINGERROR).
+func anyNil(lists ...[]string) bool {
+	for _, l := range lists {
+		if l == nil {
+			return true
+		}
+	}
+	return false
+}
+
 func readSetWatches(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
 	r := req.(*wire.SetWatches)
+	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches) {
+		return nil, wire.CodeMarshallingError
+	}
 	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)
 	return nil, nil
 }
 
 func readSetWatches2(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
 	r := req.(*wire.SetWatches2)
+	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches, r.PersistentWatches, r.PersistentRecursiveWatches) {
+		return nil, wire.CodeMarshallingError
+	}
 	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)
 	for _, p := range r.PersistentWatches {
 		c.srv.watches.addPersistent(c, p, false)
@@ -39,7 +56,7 @@ func readSetWatches2(c *conn, req wire.Record, st *consensus.State) (wire.Record
 // once instead; those events carry zxid -1 and precede the reply.
 func (s *Server) resetWatches(c *conn, st *consensus.State, rel int64, data, exist, child []string) {
 	fire := func(typ wire.EventType, path string) {
-		c.events.push(event{typ: typ, path: path, zxid: -1})
+		c.events.push(event{typ: typ, path: path})
 	}
 	for _, p := range data {
 		switch stat, err := st.Tree.Stat(p); {
@@ -79,13 +96,21 @@ func readAddWatch(c *conn, req wire.Record, _ *consensus.State) (wire.Record, er
 	case wire.AddWatchPersistentRecursive:
 		c.srv.watches.addPersistent(c, r.Path, true)
 	default:
-		return nil, wire.CodeBadArguments
+		return nil, wire.CodeMarshallingError // ZooKeeper cannot map the mode
 	}
 	return &wire.ErrorResponse{Err: wire.CodeOK}, nil
 }
 
+// validWatcherType reports whether typ names a WatcherType.
+func validWatcherType(typ int32) bool {
+	return typ >= wire.WatcherChildren && typ <= wire.WatcherPersistentRecursive
+}
+
 func readCheckWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
 	r := req.(*wire.WatchesRequest)
+	if !validWatcherType(r.Type) {
+		return nil, wire.CodeMarshallingError
+	}
 	if !c.srv.watches.remove(c, r.Path, r.Type, true) {
 		return nil, wire.CodeNoWatcher
 	}
@@ -94,6 +119,9 @@ func readCheckWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record
 
 func readRemoveWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
 	r := req.(*wire.WatchesRequest)
+	if !validWatcherType(r.Type) {
+		return nil, wire.CodeMarshallingError
+	}
 	if !c.srv.watches.remove(c, r.Path, r.Type, false) {
 		return nil, wire.CodeNoWatcher
 	}

@@ -17,6 +17,7 @@ func writeOps() map[wire.Op]handler {
 		wire.OpSetACL:          {kind: kindWrite, prep: prepTxn, respond: respondStat},
 		wire.OpMulti:           {kind: kindWrite, prep: prepMulti, respond: respondMulti},
 		wire.OpReconfig:        {kind: kindWrite, prep: prepReconfig},
+		wire.OpDeleteContainer: {kind: kindWrite, prep: prepClientDeleteContainer},
 	}
 }
 
@@ -47,6 +48,13 @@ func prepReconfig(c *conn, _ wire.Op, _ wire.Record) (*datatree.Txn, error) {
 		return nil, wire.CodeReconfigDisabled
 	}
 	return nil, wire.CodeUnimplemented
+}
+
+// prepClientDeleteContainer refuses deleteContainer from clients: only the
+// reaper deletes containers. ZooKeeper 3.8.0 answers the raw-path form it
+// receives from a client with BADARGUMENTS too.
+func prepClientDeleteContainer(*conn, wire.Op, wire.Record) (*datatree.Txn, error) {
+	return nil, wire.CodeBadArguments
 }
 
 func respondCreate(_ wire.Record, res *datatree.Result) wire.Record {

@@ -75,14 +75,19 @@ func (c *conn) dispatch(frame []byte) *pending {
 	var hdr wire.RequestHeader
 	hdr.Decode(d)
 	if d.Err() != nil {
-		return c.finalError(hdr.Xid, wire.CodeMarshallingError)
+		// ZooKeeper cannot read a request header: it drops the connection.
+		return &pending{final: true, ready: &reply{skip: true}}
 	}
 	c.srv.touch(c)
 	c.cstats.request(hdr.Xid)
+	if hdr.Type == wire.OpCreateSession {
+		// A session is created by the handshake, never by a request.
+		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
+	}
 	h, known := handlers[hdr.Type]
 	rec, ok := wire.RequestForOp(hdr.Type)
 	if !known || !ok {
-		return c.finalError(hdr.Xid, wire.CodeUnimplemented)
+		return c.finalError(hdr.Xid, wire.CodeUnimplemented, unknownOpZxid)
 	}
 	var decodeErr error
 	if rec != nil {
@@ -121,6 +126,9 @@ func (c *conn) writeCommand(h handler, op wire.Op, rec wire.Record, decodeErr er
 // runRead serves a read under the state read lock.
 func (c *conn) runRead(h handler, p *pending) *reply {
 	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid}}
+	if p.op == wire.OpPing {
+		r.hdr.Xid = wire.XidPing // whatever xid the client used
+	}
 	c.srv.node.Read(func(st *consensus.State) {
 		r.hdr.Zxid = st.LastZxid
 		body, err := h.read(c, p.req, st)
@@ -167,10 +175,17 @@ func (c *conn) errorReply(xid int32, op wire.Op, code wire.Code) *pending {
 	return &pending{xid: xid, op: op, start: time.Now(), ready: &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: c.srv.node.LastZxid(), Err: code}}}
 }
 
-// finalError queues an error reply after which the connection closes, as
-// ZooKeeper does for unknown opcodes.
-func (c *conn) finalError(xid int32, code wire.Code) *pending {
+// Reply zxids of requests ZooKeeper answers before they reach its pipeline.
+const (
+	unknownOpZxid = -1 // UNIMPLEMENTED for an unknown opcode
+	authReplyZxid = 0  // auth and sasl replies
+)
+
+// finalError queues an error reply with the given zxid after which the
+// connection closes, as ZooKeeper does for unknown opcodes and failed auth.
+func (c *conn) finalError(xid int32, code wire.Code, zxid int64) *pending {
 	p := c.errorReply(xid, wire.OpError, code)
+	p.ready.hdr.Zxid = zxid
 	p.final = true
 	return p
 }

@@ -107,10 +107,11 @@ func (m *watchManager) clear(t map[string]map[*conn]uint8, c *conn, path string,
 	return true
 }
 
-// trigger queues ev on every connection that watches it, once per
-// connection, and drops the one-shot watches that fired. It runs under the
+// trigger queues ev on every connection that watches it and may READ the
+// node, once per connection, and drops the one-shot watches that fired
+// (even where the event is withheld, as ZooKeeper does). It runs under the
 // state write lock, so it never blocks.
-func (m *watchManager) trigger(ev datatree.Event, zxid int64) {
+func (m *watchManager) trigger(ev datatree.Event) {
 	m.mu.Lock()
 	targets := make(map[*conn]struct{})
 	switch ev.Type {
@@ -126,9 +127,15 @@ func (m *watchManager) trigger(ev datatree.Event, zxid int64) {
 	}
 	m.mu.Unlock()
 	for c := range targets {
-		c.events.push(event{typ: ev.Type, path: ev.Path, zxid: zxid})
+		if datatree.ACLAllows(ev.ACL, wire.PermRead, c.authIDs()) {
+			c.events.push(event{typ: ev.Type, path: ev.Path})
+		}
 	}
 }
+
+// notificationZxid is the zxid in every notification header: ZooKeeper 3.8
+// sends -1 (3.9 started sending the triggering transaction's zxid).
+const notificationZxid = -1
 
 func (m *watchManager) fire(t map[string]map[*conn]uint8, path string, targets map[*conn]struct{}) {
 	for c, bits := range t[path] {

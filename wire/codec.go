@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+	"strings"
+	"unicode/utf8"
 )
 
 // ErrShortBuffer is returned when a record needs more bytes than the frame holds.
@@ -176,7 +178,28 @@ func (d *Decoder) String() string {
 	if !ok {
 		return ""
 	}
-	return string(d.take(n))
+	return javaString(d.take(n))
+}
+
+// javaString converts bytes as Java's UTF-8 decoder does for jute
+// ustrings: every byte that is not part of a valid sequence becomes U+FFFD,
+// so paths and names match what a ZooKeeper server would have stored.
+func javaString(b []byte) string {
+	if utf8.Valid(b) {
+		return string(b)
+	}
+	var sb strings.Builder
+	for len(b) > 0 {
+		r, size := utf8.DecodeRune(b)
+		if r == utf8.RuneError && size <= 1 {
+			sb.WriteRune(utf8.RuneError)
+			b = b[1:]
+			continue
+		}
+		sb.Write(b[:size])
+		b = b[size:]
+	}
+	return sb.String()
 }
 
 // Count reads a vector count; -1 gives -1 (null vector). Counts that cannot
