@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+)
+
+// buildServer compiles zkserver once per test binary.
+func buildServer(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "zkserver")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	return bin
+}
+
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func writeCfg(t *testing.T, body string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "zoo.cfg")
+	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
+	return p
+}
+
+func TestBadConfigFailsWithClearMessage(t *testing.T) {
+	bin := buildServer(t)
+	cfg := writeCfg(t, "tickTime=abc\nclientPort=2181\n")
+	out, err := exec.Command(bin, cfg).CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), `tickTime: "abc" is not an integer`)
+
+	out, err = exec.Command(bin, "a.cfg", "b.cfg").CombinedOutput()
+	require.Error(t, err)
+	require.Contains(t, string(out), "usage: zkserver [zoo.cfg]")
+}
+
+func TestServesFromZooCfgAndStopsOnSignals(t *testing.T) {
+	bin := buildServer(t)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT} {
+		t.Run(sig.String(), func(t *testing.T) {
+			port := freePort(t)
+			cfg := writeCfg(t, fmt.Sprintf("tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\nautopurge.purgeInterval=1\n", port))
+			var logs bytes.Buffer
+			cmd := exec.Command(bin, cfg)
+			cmd.Stderr = &logs
+			require.NoError(t, cmd.Start())
+			t.Cleanup(func() { cmd.Process.Kill() })
+
+			addr := fmt.Sprintf("127.0.0.1:%d", port)
+			waitListening(t, addr)
+			c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
+			require.NoError(t, err)
+			defer c.Close()
+			_, err = c.Create("/hello", []byte("world"), 0, zk.WorldACL(zk.PermAll))
+			require.NoError(t, err)
+
+			require.NoError(t, cmd.Process.Signal(sig))
+			require.NoError(t, cmd.Wait(), "clean exit on %v; logs:\n%s", sig, logs.String())
+			require.Contains(t, logs.String(), "shutting down")
+			require.True(t, strings.Contains(logs.String(), "autopurge.purgeInterval"), "ignored keys are warned about")
+		})
+	}
+}
+
+// waitListening retries a TCP dial until the server accepts or 10s pass.
+func waitListening(t *testing.T, addr string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		nc, err := net.DialTimeout("tcp", addr, time.Second)
+		if err == nil {
+			nc.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not listen on %s: %v", addr, err)
+		}
+		time.Sleep(5 * time.Millisecond) // retry interval of the condition above
+	}
+}
+
+type nopLogger struct{}
+
+func (nopLogger) Printf(string, ...interface{}) {}
