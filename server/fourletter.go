@@ -3,9 +3,11 @@ package server
 import (
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -221,12 +223,7 @@ func (s *Server) writeWchs(w io.Writer) {
 
 func (s *Server) writeWchc(w io.Writer) {
 	bySession := s.watches.bySession()
-	ids := make([]int64, 0, len(bySession))
-	for id := range bySession {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(bySession)) {
 		fmt.Fprintf(w, "0x%x\n", id)
 		for _, p := range bySession[id] {
 			fmt.Fprintf(w, "\t%s\n", p)
@@ -236,12 +233,7 @@ func (s *Server) writeWchc(w io.Writer) {
 
 func (s *Server) writeWchp(w io.Writer) {
 	byPath := s.watches.byPath()
-	paths := make([]string, 0, len(byPath))
-	for p := range byPath {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
+	for _, p := range slices.Sorted(maps.Keys(byPath)) {
 		fmt.Fprintf(w, "%s\n", p)
 		for _, id := range byPath[p] {
 			fmt.Fprintf(w, "\t0x%x\n", id)
@@ -252,23 +244,13 @@ func (s *Server) writeWchp(w io.Writer) {
 func (s *Server) writeDump(w io.Writer) {
 	deadlines := s.tracker.Deadlines()
 	fmt.Fprintf(w, "SessionTracker dump:\nSession Sets (%d):\n", len(deadlines))
-	ids := make([]int64, 0, len(deadlines))
-	for id := range deadlines {
-		ids = append(ids, id)
-	}
-	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
-	for _, id := range ids {
+	for _, id := range slices.Sorted(maps.Keys(deadlines)) {
 		fmt.Fprintf(w, "0x%x expires at %d\n", id, deadlines[id].UnixMilli())
 	}
 	var eph map[int64][]string
 	s.node.Read(func(st *consensus.State) { eph = st.Tree.EphemeralSessions() })
 	fmt.Fprintf(w, "ephemeral nodes dump:\nSessions with Ephemerals (%d):\n", len(eph))
-	owners := make([]int64, 0, len(eph))
-	for id := range eph {
-		owners = append(owners, id)
-	}
-	sort.Slice(owners, func(i, j int) bool { return owners[i] < owners[j] })
-	for _, id := range owners {
+	for _, id := range slices.Sorted(maps.Keys(eph)) {
 		fmt.Fprintf(w, "0x%x:\n", id)
 		for _, p := range eph[id] {
 			fmt.Fprintf(w, "\t%s\n", p)

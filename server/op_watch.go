@@ -107,23 +107,22 @@ func validWatcherType(typ int32) bool {
 }
 
 func readCheckWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
-	r := req.(*wire.WatchesRequest)
-	if !validWatcherType(r.Type) {
-		return nil, wire.CodeMarshallingError
-	}
-	if !c.srv.watches.remove(c, r.Path, r.Type, true) {
-		return nil, wire.CodeNoWatcher
-	}
-	return nil, nil
+	return nil, matchWatches(c, req.(*wire.WatchesRequest), true)
 }
 
 func readRemoveWatches(c *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
-	r := req.(*wire.WatchesRequest)
+	return nil, matchWatches(c, req.(*wire.WatchesRequest), false)
+}
+
+// matchWatches finds (and unless dryRun removes) this connection's watches
+// of the requested type: MARSHALLINGERROR for an unknown type, NOWATCHER
+// when there is none.
+func matchWatches(c *conn, r *wire.WatchesRequest, dryRun bool) error {
 	if !validWatcherType(r.Type) {
-		return nil, wire.CodeMarshallingError
+		return wire.CodeMarshallingError
 	}
-	if !c.srv.watches.remove(c, r.Path, r.Type, false) {
-		return nil, wire.CodeNoWatcher
+	if !c.srv.watches.remove(c, r.Path, r.Type, dryRun) {
+		return wire.CodeNoWatcher
 	}
-	return nil, nil
+	return nil
 }

@@ -18,6 +18,7 @@ type reaper struct {
 	mu      sync.Mutex
 	timer   session.Timer
 	stopped bool
+	running sync.WaitGroup // a pass in progress; stop waits for it
 }
 
 func newReaper(s *Server) *reaper { return &reaper{s: s} }
@@ -33,17 +34,27 @@ func (r *reaper) schedule() {
 	r.timer = r.s.clock.AfterFunc(r.s.cfg.ContainerCheckInterval, r.run)
 }
 
+// stop cancels the next pass and waits for one in progress.
 func (r *reaper) stop() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	r.stopped = true
 	if r.timer != nil {
 		r.timer.Stop()
 	}
+	r.mu.Unlock()
+	r.running.Wait()
 }
 
 // run proposes one deleteContainer per candidate, then schedules the next pass.
 func (r *reaper) run() {
+	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return
+	}
+	r.running.Add(1)
+	r.mu.Unlock()
+	defer r.running.Done()
 	defer r.schedule()
 	var candidates []string
 	now := r.s.nowMillis()
