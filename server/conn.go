@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,7 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	defer c.srv.forget(c)
+	defer c.recoverPanic("reader")
 	br := bufio.NewReaderSize(c.nc, 64*1024)
 	if !c.handshake(br) {
 		c.srv.wg.Done() // the writer never started
@@ -125,6 +127,16 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 		if p.final {
 			return true
 		}
+	}
+}
+
+// recoverPanic turns a panic in one connection's goroutine into a logged
+// error and a closed connection; the server keeps serving everyone else.
+func (c *conn) recoverPanic(loop string) {
+	if v := recover(); v != nil {
+		c.srv.log.Error("connection panicked; closing it", "loop", loop,
+			"remote", c.nc.RemoteAddr().String(), "panic", v, "stack", string(debug.Stack()))
+		c.close()
 	}
 }
 
@@ -173,6 +185,7 @@ func (c *conn) writeFrame(rec wire.Record) error {
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
 	defer c.close()
+	defer c.recoverPanic("writer")
 	bw := bufio.NewWriterSize(c.nc, 64*1024)
 	var scratch []byte
 	for {
