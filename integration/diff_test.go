@@ -45,7 +45,7 @@ var (
 	realErr  error
 )
 
-func sharedRealZK(t *testing.T) string {
+func sharedRealZK(t testing.TB) string {
 	t.Helper()
 	if ok, reason := realzk.Available(); !ok {
 		t.Skip(reason)
