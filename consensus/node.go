@@ -100,14 +100,16 @@ func raftLogger(l *slog.Logger) hclog.Logger {
 	if l == nil {
 		return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: io.Discard, Level: hclog.Off})
 	}
-	return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: slogWriter{l}, Level: hclog.Warn})
+	// Raft's warnings are routine here (every start "times out" into its
+	// election); only its errors reach the server's log.
+	return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: slogWriter{l}, Level: hclog.Error})
 }
 
-// slogWriter forwards hclog lines to slog at warning level.
+// slogWriter forwards hclog lines to slog at error level.
 type slogWriter struct{ l *slog.Logger }
 
 func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Warn(string(trimNewline(p)), "component", "raft")
+	w.l.Error(string(trimNewline(p)), "component", "raft")
 	return len(p), nil
 }
 

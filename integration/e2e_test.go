@@ -156,6 +156,27 @@ func TestE2E_CloseSessionDeletesEphemeralsAndFiresWatches(t *testing.T) {
 	require.False(t, ok)
 }
 
+func TestE2E_ClosingSessionHearsOfItsOwnEphemerals(t *testing.T) {
+	s := StartServer(t)
+	nodeEvents := make(chan zk.Event, 8)
+	record := zk.WithEventCallback(func(ev zk.Event) {
+		if ev.Type != zk.EventSession {
+			nodeEvents <- ev
+		}
+	})
+	c, _ := s.Connect(t, record)
+	_, err := c.Create("/mine", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	_, _, _, err = c.GetW("/mine")
+	require.NoError(t, err)
+	c.Close()
+	// The closing session's own watch fires for its own ephemeral, as
+	// with ZooKeeper (its watches outlive the reader until the close applies).
+	ev := waitEvent(t, nodeEvents)
+	require.Equal(t, zk.EventNodeDeleted, ev.Type)
+	require.Equal(t, "/mine", ev.Path)
+}
+
 func TestE2E_SessionExpiresOnFakeClock(t *testing.T) {
 	s := StartServer(t, WithFakeClock())
 	owner, ownerEvents := s.Connect(t)

@@ -85,14 +85,19 @@ func (c *conn) close() {
 // client goes away, sends something that ends the connection, or the server
 // closes it. A request that ends the connection (closeSession, an unknown
 // opcode) still gets its reply: the writer closes the socket after it.
+//
+// The writer, which always outlives the reader, removes the connection from
+// the server's tables when it exits: a closing session's watches must still
+// be in place when its closeSession is applied, so that the client hears of
+// its own ephemerals' deletion before the reply, as with ZooKeeper.
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
-	defer c.srv.forget(c)
 	defer c.recoverPanic("reader")
 	br := bufio.NewReaderSize(c.nc, 64*1024)
 	if !c.handshake(br) {
 		c.srv.wg.Done() // the writer never started
 		c.close()
+		c.srv.forget(c)
 		return
 	}
 	go c.writeLoop()
@@ -184,6 +189,7 @@ func (c *conn) writeFrame(rec wire.Record) error {
 // preceded by any watch events queued so far. It flushes when idle.
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
+	defer c.srv.forget(c)
 	defer c.close()
 	defer c.recoverPanic("writer")
 	bw := bufio.NewWriterSize(c.nc, 64*1024)

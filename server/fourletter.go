@@ -78,10 +78,12 @@ func (s *Server) outstanding() int {
 
 func (s *Server) writeServerStats(w io.Writer, clients bool) {
 	fmt.Fprintf(w, "Zookeeper version: %s, built on %s\n", Version, buildStamp)
+	all := s.connections()
 	if clients {
 		io.WriteString(w, "Clients:\n")
-		for _, c := range s.sessionConns() {
-			fmt.Fprintf(w, " /%s[1](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
+		for _, c := range all {
+			fmt.Fprintf(w, " /%s[%d](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), interestOps(c),
+				len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
 		}
 		io.WriteString(w, "\n")
 	}
@@ -89,8 +91,17 @@ func (s *Server) writeServerStats(w io.Writer, clients bool) {
 	nodes, zxid := s.nodeCount()
 	fmt.Fprintf(w, "Latency min/avg/max: %d/%.4f/%d\n", min, avg, max)
 	fmt.Fprintf(w, "Received: %d\nSent: %d\n", s.stats.packetsIn.Load(), s.stats.packetsOut.Load())
-	fmt.Fprintf(w, "Connections: %d\nOutstanding: %d\n", len(s.sessionConns()), s.outstanding())
+	fmt.Fprintf(w, "Connections: %d\nOutstanding: %d\n", len(all), s.outstanding())
 	fmt.Fprintf(w, "Zxid: 0x%x\nMode: %s\nNode count: %d\n", zxid, s.mode(), nodes)
+}
+
+// interestOps is the NIO interest set ZooKeeper prints per connection:
+// 1 (read) once a session is established, 0 before.
+func interestOps(c *conn) int {
+	if c.sessionID() != 0 {
+		return 1
+	}
+	return 0
 }
 
 func (s *Server) writeSrvr(w io.Writer) { s.writeServerStats(w, false) }
@@ -178,8 +189,7 @@ func (s *Server) writeEnvi(w io.Writer) {
 func (s *Server) writeMntr(w io.Writer) {
 	min, avg, max := s.stats.lat.snapshot()
 	nodes, _ := s.nodeCount()
-	conns, _, watches := s.watches.summary()
-	_ = conns
+	watches := s.watches.count()
 	var ephemerals, sessions int
 	var dataSize int64
 	s.node.Read(func(st *consensus.State) {
@@ -229,6 +239,7 @@ func (s *Server) writeWchc(w io.Writer) {
 			fmt.Fprintf(w, "\t%s\n", p)
 		}
 	}
+	io.WriteString(w, "\n")
 }
 
 func (s *Server) writeWchp(w io.Writer) {
@@ -239,14 +250,33 @@ func (s *Server) writeWchp(w io.Writer) {
 			fmt.Fprintf(w, "\t0x%x\n", id)
 		}
 	}
+	io.WriteString(w, "\n")
+}
+
+// javaDate formats t as java.util.Date.toString does, as ZooKeeper's dumps print times.
+func javaDate(t time.Time) string { return t.UTC().Format("Mon Jan 02 15:04:05 MST 2006") }
+
+// writeExpirySets prints sessions grouped by expiry time, in the layout of
+// ZooKeeper's ExpiryQueue.dump.
+func writeExpirySets(w io.Writer, deadlines map[int64]time.Time) {
+	sets := make(map[time.Time][]int64)
+	for id, at := range deadlines {
+		sets[at] = append(sets[at], id)
+	}
+	fmt.Fprintf(w, "Sets (%d)/(%d):\n", len(sets), len(deadlines))
+	for _, at := range slices.SortedFunc(maps.Keys(sets), time.Time.Compare) {
+		ids := sets[at]
+		slices.Sort(ids)
+		fmt.Fprintf(w, "%d expire at %s:\n", len(ids), javaDate(at))
+		for _, id := range ids {
+			fmt.Fprintf(w, "\t0x%x\n", id)
+		}
+	}
 }
 
 func (s *Server) writeDump(w io.Writer) {
-	deadlines := s.tracker.Deadlines()
-	fmt.Fprintf(w, "SessionTracker dump:\nSession Sets (%d):\n", len(deadlines))
-	for _, id := range slices.Sorted(maps.Keys(deadlines)) {
-		fmt.Fprintf(w, "0x%x expires at %d\n", id, deadlines[id].UnixMilli())
-	}
+	io.WriteString(w, "SessionTracker dump:\nSession ")
+	writeExpirySets(w, s.tracker.Deadlines())
 	var eph map[int64][]string
 	s.node.Read(func(st *consensus.State) { eph = st.Tree.EphemeralSessions() })
 	fmt.Fprintf(w, "ephemeral nodes dump:\nSessions with Ephemerals (%d):\n", len(eph))
@@ -256,10 +286,12 @@ func (s *Server) writeDump(w io.Writer) {
 			fmt.Fprintf(w, "\t%s\n", p)
 		}
 	}
-	fmt.Fprintf(w, "Connections dump:\nConnections Sets (%d):\n", len(s.sessionConns()))
+	io.WriteString(w, "Connections dump:\nConnections ")
+	conns := make(map[int64]time.Time)
 	for _, c := range s.sessionConns() {
-		fmt.Fprintf(w, "0x%x\n", c.sessionID())
+		conns[c.sessionID()] = s.clock.Now().Add(time.Duration(c.timeout.Load()) * time.Millisecond)
 	}
+	writeExpirySets(w, conns)
 }
 
 func sessionHex(id int64) string { return fmt.Sprintf("0x%x", id) }

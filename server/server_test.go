@@ -178,7 +178,7 @@ func TestFourLetterWordsParseWithGoZookeeper(t *testing.T) {
 	require.True(t, ok, "srvr must parse: %v", stats[0].Error)
 	require.Equal(t, zk.ModeStandalone, stats[0].Mode)
 	require.Equal(t, int64(6), stats[0].NodeCount, "5 built-in entries as ZooKeeper counts them, plus /flw")
-	require.EqualValues(t, 1, stats[0].Connections)
+	require.EqualValues(t, 2, stats[0].Connections, "the client and the asking 4lw connection, as ZooKeeper counts")
 
 	cons, ok := zk.FLWCons([]string{s.Addr()}, 5*time.Second)
 	require.True(t, ok, "cons must parse: %v", cons[0].Error)

@@ -217,45 +217,61 @@ func (m *watchManager) remove(c *conn, path string, typ int32, dryRun bool) bool
 	return found
 }
 
-// summary returns the numbers 4lw wchs prints: connections, paths, watches.
-func (m *watchManager) summary() (conns, paths, total int) {
+// count returns the number of watches in both tables (mntr zk_watch_count).
+func (m *watchManager) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	seen := make(map[string]struct{})
+	total := 0
 	for _, t := range []map[string]map[*conn]uint8{m.data, m.child} {
-		for p, w := range t {
-			seen[p] = struct{}{}
+		for _, w := range t {
 			total += len(w)
 		}
 	}
-	return len(m.byConn), len(seen), total
+	return total
 }
 
-// byPath maps each watched path to the sessions watching it.
+// The dumps below (wchs, wchc, wchp) cover the data-watch table only, as
+// ZooKeeper 3.8's do: child watches are counted by mntr but not listed.
+
+// summary returns what wchs prints: connections, paths and data watches.
+func (m *watchManager) summary() (conns, paths, total int) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	seen := make(map[*conn]struct{})
+	for _, w := range m.data {
+		for c := range w {
+			seen[c] = struct{}{}
+		}
+		total += len(w)
+	}
+	return len(seen), len(m.data), total
+}
+
+// byPath maps each data-watched path to the sessions watching it.
 func (m *watchManager) byPath() map[string][]int64 {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[string][]int64)
-	for _, t := range []map[string]map[*conn]uint8{m.data, m.child} {
-		for p, w := range t {
-			for c := range w {
-				out[p] = appendUnique(out[p], c.sessionID())
-			}
+	for p, w := range m.data {
+		for c := range w {
+			out[p] = appendUnique(out[p], c.sessionID())
 		}
 	}
 	return out
 }
 
-// bySession maps each session to the paths its connection watches.
+// bySession maps each session to the paths its connection data-watches.
 func (m *watchManager) bySession() map[int64][]string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[int64][]string)
-	for c, paths := range m.byConn {
-		for p := range paths {
+	for p, w := range m.data {
+		for c := range w {
 			out[c.sessionID()] = append(out[c.sessionID()], p)
 		}
-		sort.Strings(out[c.sessionID()])
+	}
+	for _, paths := range out {
+		sort.Strings(paths)
 	}
 	return out
 }
