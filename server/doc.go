@@ -15,8 +15,15 @@
 // the write that fires it is applied, so it always goes out before the reply
 // to that write and before any reply that shows the new data.
 //
-// Lock order: consensus state lock → watchManager.mu → conn.events.mu.
-// Server.mu is never held while taking the state lock.
+// Lock order (a lock on the left may be held while taking one on its right,
+// never the reverse):
+//
+//	consensus state lock → watchManager.mu → conn.authMu, conn.events.mu
+//	consensus state lock → Server.mu
+//
+// The apply hook runs under the state write lock and takes the others only
+// briefly; nothing that holds Server.mu or watchManager.mu takes the state
+// lock, and nothing under the state lock blocks on a socket.
 //
 // The package holds no tree semantics (see datatree) and does not touch Raft
 // directly (see consensus).
