@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -30,8 +31,13 @@ type Config struct {
 	Tree datatree.Config
 	// Hook sees every applied entry under the state lock (see ApplyHook).
 	Hook ApplyHook
-	// Logger receives Raft's warnings and errors; nil discards them.
+	// Logger receives Raft's errors; nil discards them.
 	Logger *slog.Logger
+	// Storage is where the log and snapshots live; the zero value is memory.
+	Storage Storage
+	// SnapshotThreshold is the number of log entries between snapshots
+	// (ZooKeeper's snapCount); 0 keeps Raft's default.
+	SnapshotThreshold int
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -39,10 +45,13 @@ type Node struct {
 	raft      *raft.Raft
 	fsm       *fsm
 	transport raft.Transport
+	stores    *stores
 }
 
-// StartStandalone starts a single-voter Raft with in-memory stores and waits
-// until it leads, which takes one short election timeout.
+// StartStandalone starts a single-voter Raft and waits until it leads,
+// which takes one short election timeout. With durable Storage it first
+// recovers the last snapshot and the log after it, so every acknowledged
+// write survives a restart.
 func StartStandalone(ctx context.Context, cfg Config) (*Node, error) {
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(strconv.FormatInt(cfg.ServerID, 10))
@@ -53,26 +62,59 @@ func StartStandalone(ctx context.Context, cfg Config) (*Node, error) {
 	rc.LeaderLeaseTimeout = 10 * time.Millisecond
 	rc.CommitTimeout = time.Millisecond
 	rc.Logger = raftLogger(cfg.Logger)
-	rc.NoSnapshotRestoreOnStart = true
-
-	f := newFSM(cfg.Tree, cfg.Hook)
-	store := raft.NewInmemStore()
-	snaps := raft.NewInmemSnapshotStore()
-	addr, trans := raft.NewInmemTransport("")
-	conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}
-	if err := raft.BootstrapCluster(rc, store, store, snaps, trans, conf); err != nil {
-		return nil, fmt.Errorf("consensus: bootstrap: %w", err)
+	if cfg.SnapshotThreshold > 0 {
+		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
 	}
-	r, err := raft.NewRaft(rc, f, store, store, snaps, trans)
+
+	st, err := openStores(cfg.Storage, rc.Logger)
 	if err != nil {
+		return nil, err
+	}
+	f := newFSM(cfg.Tree, cfg.Hook)
+	// The in-memory transport's address is random per start; a restarted
+	// standalone server keeps its configuration, so give it a fixed one.
+	addr, trans := raft.NewInmemTransport(raft.ServerAddress("standalone-" + string(rc.LocalID)))
+	n := &Node{fsm: f, transport: trans, stores: st}
+	if err := n.bootstrapOnce(rc, addr); err != nil {
+		n.closeStores()
+		return nil, err
+	}
+	r, err := raft.NewRaft(rc, f, st.logs, st.stable, st.snaps, trans)
+	if err != nil {
+		n.closeStores()
 		return nil, fmt.Errorf("consensus: start raft: %w", err)
 	}
-	n := &Node{raft: r, fsm: f, transport: trans}
+	n.raft = r
 	if err := n.waitLeader(ctx); err != nil {
 		n.Close()
 		return nil, err
 	}
 	return n, nil
+}
+
+// bootstrapOnce writes the single-voter configuration unless the stores
+// already hold Raft state from an earlier run.
+func (n *Node) bootstrapOnce(rc *raft.Config, addr raft.ServerAddress) error {
+	st := n.stores
+	had, err := raft.HasExistingState(st.logs, st.stable, st.snaps)
+	if err != nil {
+		return fmt.Errorf("consensus: read existing state: %w", err)
+	}
+	if had {
+		return nil
+	}
+	conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}
+	if err := raft.BootstrapCluster(rc, st.logs, st.stable, st.snaps, n.transport, conf); err != nil {
+		return fmt.Errorf("consensus: bootstrap: %w", err)
+	}
+	return nil
+}
+
+func (n *Node) closeStores() {
+	if c, ok := n.transport.(io.Closer); ok {
+		c.Close()
+	}
+	n.stores.close()
 }
 
 func (n *Node) waitLeader(ctx context.Context) error {
@@ -194,11 +236,21 @@ func (n *Node) Epoch() uint64 {
 	return t
 }
 
-// Close shuts Raft down and waits for it.
+// Close shuts Raft down, waits for it and closes the stores.
 func (n *Node) Close() error {
 	err := n.raft.Shutdown().Error()
-	if c, ok := n.transport.(io.Closer); ok {
-		c.Close()
-	}
+	n.closeStores()
 	return err
 }
+
+// Sessions lists the replicated sessions (id and negotiated timeout), for
+// a server that must start tracking them after a restart or election.
+func (n *Node) Sessions() []session.Info {
+	n.fsm.mu.RLock()
+	defer n.fsm.mu.RUnlock()
+	return n.fsm.st.Sessions.List()
+}
+
+// Snapshot takes a snapshot now and compacts the log behind it (Raft also
+// takes them on its own every SnapshotThreshold entries).
+func (n *Node) Snapshot() error { return n.raft.Snapshot().Error() }

@@ -70,6 +70,12 @@ type Config struct {
 	// SnapCount is the number of log entries between snapshots
 	// (zookeeper.snapCount, default 100000, at least 2).
 	SnapCount int
+	// SnapRetainCount is how many snapshots are kept in dataDir
+	// (autopurge.snapRetainCount, default and minimum 3).
+	SnapRetainCount int
+	// ForceSync makes every log append reach the disk before it is
+	// acknowledged (forceSync, default yes). Only meaningful with DataDir.
+	ForceSync bool
 	// ReadOnlyMode enables read-only mode (readonlymode.enabled).
 	ReadOnlyMode bool
 	// Ignored lists, in file order, the keys that were accepted but have no
@@ -103,6 +109,8 @@ const (
 	DefaultAdminCommandURL = "/commands"
 	// DefaultSnapCount is zookeeper.snapCount's default.
 	DefaultSnapCount = 100000
+	// DefaultSnapRetainCount is autopurge.snapRetainCount's default and minimum.
+	DefaultSnapRetainCount = 3
 	// DefaultContainerCheck is znode.container.checkIntervalMs's default.
 	DefaultContainerCheck = 60 * time.Second
 )
@@ -122,6 +130,8 @@ func zooDefaults() Config {
 		Servers:                map[int64]string{},
 		StandaloneEnabled:      true,
 		SnapCount:              DefaultSnapCount,
+		SnapRetainCount:        DefaultSnapRetainCount,
+		ForceSync:              true,
 		ContainerCheckInterval: DefaultContainerCheck,
 	}
 }

@@ -34,6 +34,8 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"admin.serverPort":                         func(c *Config, v string) (err error) { c.AdminServerPort, err = parsePort(v); return },
 	"admin.commandURL":                         func(c *Config, v string) error { c.AdminCommandURL = v; return nil },
 	"snapCount":                                setSnapCount,
+	"forceSync":                                setYesNo(func(c *Config) *bool { return &c.ForceSync }),
+	"autopurge.snapRetainCount":                setInt(func(c *Config) *int { return &c.SnapRetainCount }, 0),
 
 	// JVM-only properties in ZooKeeper, accepted here as zoo.cfg keys.
 	"jute.maxbuffer":                         setDecoded(func(c *Config, n int64) { c.MaxBuffer = int(n) }, 1, 1<<31-1),
@@ -48,7 +50,7 @@ var sysPropKeys = map[string]bool{
 	"4lw.commands.whitelist": true, "extendedTypesEnabled": true,
 	"DigestAuthenticationProvider.superDigest": true, "admin.enableServer": true,
 	"admin.serverAddress": true, "admin.serverPort": true, "admin.commandURL": true,
-	"snapCount": true,
+	"snapCount": true, "forceSync": true,
 }
 
 // ignoredChecks holds recognised keys that zkraft ignores but whose values
@@ -58,7 +60,6 @@ var ignoredChecks = map[string]func(v string) error{
 	"observerMasterPort":                    checkInt,
 	"clientPortListenBacklog":               checkInt,
 	"connectToLearnerMasterLimit":           checkInt,
-	"autopurge.snapRetainCount":             checkInt,
 	"quorum.cnxn.threads.size":              checkInt,
 	"localSessionsEnabled":                  checkBool,
 	"localSessionsUpgradingEnabled":         checkBool,
@@ -316,4 +317,13 @@ func serverClientAddr(v string) (host string, port int, found bool, err error) {
 		return "", 0, false, err
 	}
 	return host, port, true, nil
+}
+
+// setYesNo parses ZooKeeper's yes/no switches (forceSync): "no" is false,
+// anything else true, as ZooKeeper's check is equalsIgnoreCase("no").
+func setYesNo(field func(c *Config) *bool) func(c *Config, v string) error {
+	return func(c *Config, v string) error {
+		*field(c) = !strings.EqualFold(strings.TrimSpace(v), "no")
+		return nil
+	}
 }

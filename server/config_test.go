@@ -204,9 +204,20 @@ frobnicate=12
 `)
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"autopurge.snapRetainCount", "autopurge.purgeInterval", "metricsProvider.className",
-		"forceSync", "zookeeper.skipACL", "electionAlg", "frobnicate",
+		"autopurge.purgeInterval", "metricsProvider.className",
+		"zookeeper.skipACL", "electionAlg", "frobnicate",
 	}, c.Ignored)
+	require.Equal(t, 3, c.SnapRetainCount)
+	require.False(t, c.ForceSync, "forceSync=no")
+}
+
+func TestForceSyncDefaultsToYes(t *testing.T) {
+	c, err := parseCfg("clientPort=2181\n")
+	require.NoError(t, err)
+	require.True(t, c.ForceSync)
+	c, err = parseCfg("clientPort=2181\nforceSync=YES\n")
+	require.NoError(t, err)
+	require.True(t, c.ForceSync)
 }
 
 func TestParseConfigMyID(t *testing.T) {

@@ -86,6 +86,13 @@ func (s *Server) Start(ctx context.Context) error {
 		Tree:     datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
 		Hook:     s.onApply,
 		Logger:   s.raftLogger(),
+		Storage: consensus.Storage{
+			DataDir:        s.cfg.DataDir,
+			LogDir:         s.cfg.DataLogDir,
+			NoSync:         !s.cfg.ForceSync,
+			SnapshotRetain: max(s.cfg.SnapRetainCount, 3),
+		},
+		SnapshotThreshold: s.cfg.SnapCount,
 	})
 	if err != nil {
 		return err
@@ -93,6 +100,11 @@ func (s *Server) Start(ctx context.Context) error {
 	s.node = node
 	s.ids = session.NewIDGenerator(sessionServerID(s.cfg.ServerID), s.clock.Now())
 	s.tracker = session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
+	// Sessions recovered from disk get a full timeout from now, as a
+	// ZooKeeper server gives the sessions it loads.
+	for _, info := range node.Sessions() {
+		s.tracker.Add(info.ID, time.Duration(info.Timeout)*time.Millisecond)
+	}
 	s.tracker.Start()
 	s.reaper = newReaper(s)
 	s.reaper.start()
@@ -105,7 +117,8 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ln = ln
 	s.wg.Add(1)
 	go s.acceptLoop()
-	s.log.Info("serving", "addr", ln.Addr().String(), "mode", "standalone")
+	s.log.Info("serving", "addr", ln.Addr().String(), "mode", "standalone",
+		"dataDir", s.cfg.DataDir, "zxid", sessionHex(node.LastZxid()))
 	return nil
 }
 
@@ -266,3 +279,7 @@ func (s *Server) DropConnection(sessionID int64) bool {
 	c.close()
 	return true
 }
+
+// Snapshot makes the server snapshot its state now; with a dataDir the
+// snapshot is written there and the log before it is compacted.
+func (s *Server) Snapshot() error { return s.node.Snapshot() }

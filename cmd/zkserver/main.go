@@ -59,9 +59,6 @@ func loadConfig(args []string, log *slog.Logger) (server.Config, error) {
 		for _, key := range cfg.Ignored {
 			log.Warn("ignoring configuration key", "key", key)
 		}
-		if cfg.DataDir != "" {
-			log.Warn("dataDir is used for myid only; this build keeps data in memory", "dataDir", cfg.DataDir)
-		}
 		return cfg, nil
 	default:
 		return server.Config{}, fmt.Errorf("usage: zkserver [zoo.cfg]")

@@ -100,3 +100,47 @@ func waitListening(t *testing.T, addr string) {
 type nopLogger struct{}
 
 func (nopLogger) Printf(string, ...interface{}) {}
+
+// TestSurvivesSIGKILL writes through a zkserver with a dataDir, kills it
+// with SIGKILL and starts it again: every acknowledged write is there.
+func TestSurvivesSIGKILL(t *testing.T) {
+	bin := buildServer(t)
+	port := freePort(t)
+	dataDir := t.TempDir()
+	cfg := writeCfg(t, fmt.Sprintf("tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\ndataDir=%s\n", port, dataDir))
+	addr := fmt.Sprintf("127.0.0.1:%d", port)
+	start := func() *exec.Cmd {
+		cmd := exec.Command(bin, cfg)
+		require.NoError(t, cmd.Start())
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		waitListening(t, addr)
+		return cmd
+	}
+	first := start()
+	c, _, err := zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
+	require.NoError(t, err)
+	const n = 200
+	for i := 0; i < n; i++ {
+		_, err := c.Create(fmt.Sprintf("/k%03d", i), []byte{byte(i)}, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+	c.Close()
+	require.NoError(t, first.Process.Signal(syscall.SIGKILL))
+	first.Wait()
+
+	start()
+	c, _, err = zk.Connect([]string{addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
+	require.NoError(t, err)
+	defer c.Close()
+	kids, _, err := c.Children("/")
+	require.NoError(t, err)
+	found := 0
+	for _, k := range kids {
+		if strings.HasPrefix(k, "k") {
+			found++
+		}
+	}
+	require.Equal(t, n, found, "every acknowledged create survives SIGKILL")
+	_, err = os.Stat(filepath.Join(dataDir, "zkraft-raft.db"))
+	require.NoError(t, err, "the Raft log lives in dataDir")
+}
