@@ -39,7 +39,10 @@ var fourLetterCommands = map[string]func(s *Server, w io.Writer){
 	"wchp": (*Server).writeWchp,
 	"dump": (*Server).writeDump,
 	"isro": func(_ *Server, w io.Writer) { io.WriteString(w, "rw") },
-	"dirs": func(_ *Server, w io.Writer) { io.WriteString(w, "datadir_size: 0\nlogdir_size: 0\n") },
+	"dirs": func(s *Server, w io.Writer) {
+		data, log := s.dirSizes()
+		fmt.Fprintf(w, "datadir_size: %d\nlogdir_size: %d\n", data, log)
+	},
 	"gtmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
 	"stmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
 	"hash": func(_ *Server, w io.Writer) {},
@@ -110,7 +113,8 @@ func (s *Server) writeStat(w io.Writer) { s.writeServerStats(w, true) }
 func (s *Server) writeConf(w io.Writer) {
 	c := s.cfg
 	fmt.Fprintf(w, "clientPort=%d\nsecureClientPort=-1\n", s.port())
-	fmt.Fprintf(w, "dataDir=%s\ndataDirSize=0\ndataLogDir=%s\ndataLogSize=0\n", c.DataDir, c.DataLogDir)
+	data, log := s.dirSizes()
+	fmt.Fprintf(w, "dataDir=%s\ndataDirSize=%d\ndataLogDir=%s\ndataLogSize=%d\n", c.DataDir, data, c.DataLogDir, log)
 	fmt.Fprintf(w, "tickTime=%d\nmaxClientCnxns=%d\n", c.TickTime.Milliseconds(), c.MaxClientCnxns)
 	fmt.Fprintf(w, "minSessionTimeout=%d\nmaxSessionTimeout=%d\n", c.MinSession().Milliseconds(), c.MaxSession().Milliseconds())
 	fmt.Fprintf(w, "clientPortListenBacklog=-1\nserverId=%d\n", c.ServerID)
