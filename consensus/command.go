@@ -32,11 +32,19 @@ type Command struct {
 	Time    int64     // proposer's wall clock in ms (session kinds; KindTxn carries its own)
 	Code    wire.Code // the failure (KindError)
 	Txn     *datatree.Txn
+
+	// Origin and Seq identify the proposal on the server that made it, so
+	// that server can answer its client when it applies the entry itself
+	// (a follower forwards proposals to the leader). Origin 0 means none.
+	Origin int64
+	Seq    uint64
 }
 
 // Encode appends the command's encoding.
 func (c *Command) Encode(e *wire.Encoder) {
 	e.Int(int32(c.Kind))
+	e.Long(c.Origin)
+	e.Long(int64(c.Seq))
 	switch c.Kind {
 	case KindTxn:
 		c.Txn.Encode(e)
@@ -55,7 +63,8 @@ func (c *Command) Encode(e *wire.Encoder) {
 // DecodeCommand decodes one log entry. A failure means a corrupt log.
 func DecodeCommand(b []byte) (*Command, error) {
 	d := wire.NewDecoder(b, 0)
-	c := &Command{Kind: Kind(d.Int())}
+	c := &Command{Kind: Kind(d.Int()), Origin: d.Long()}
+	c.Seq = uint64(d.Long())
 	switch c.Kind {
 	case KindTxn:
 		c.Txn = &datatree.Txn{}

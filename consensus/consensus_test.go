@@ -23,7 +23,7 @@ func startNode(t *testing.T, hook ApplyHook) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := StartStandalone(ctx, Config{ServerID: 1, Tree: datatree.Config{ExtendedTypesEnabled: true}, Hook: hook})
+	n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{ExtendedTypesEnabled: true}, Hook: hook})
 	require.NoError(t, err)
 	t.Cleanup(func() { n.Close() })
 	return n
@@ -118,7 +118,7 @@ func walk(tr *datatree.Tree) []string {
 }
 
 func TestSnapshotRestoreContinuesZxids(t *testing.T) {
-	f := newFSM(datatree.Config{}, nil)
+	f := newFSM(datatree.Config{}, nil, 1)
 	for i, cmd := range workload()[:9] {
 		var e wire.Encoder
 		cmd.Encode(&e)
@@ -129,7 +129,7 @@ func TestSnapshotRestoreContinuesZxids(t *testing.T) {
 	sink := &memSink{}
 	require.NoError(t, snap.Persist(sink))
 
-	g := newFSM(datatree.Config{}, nil)
+	g := newFSM(datatree.Config{}, nil, 1)
 	require.NoError(t, g.Restore(io.NopCloser(&sink.buf)))
 	require.Equal(t, walk(f.st.Tree), walk(g.st.Tree))
 	require.Equal(t, f.st.Sessions.List(), g.st.Sessions.List())

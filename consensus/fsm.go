@@ -40,13 +40,20 @@ type fsm struct {
 	term    uint64 // term of the last applied command
 	counter uint32 // commands applied in that term
 	hook    ApplyHook
+
+	self    int64          // this server's id: commands it proposed carry it as Origin
+	waiters *waitRegistry  // its proposals waiting for their local apply
+	applied *appliedSignal // wakes sync waiters
 }
 
-func newFSM(cfg datatree.Config, hook ApplyHook) *fsm {
+func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
 	return &fsm{
 		st:      State{Tree: datatree.New(cfg), Sessions: session.NewTable()},
 		treeCfg: cfg,
 		hook:    hook,
+		self:    self,
+		waiters: newWaitRegistry(),
+		applied: newAppliedSignal(),
 	}
 }
 
@@ -65,9 +72,18 @@ func (f *fsm) Apply(l *raft.Log) interface{} {
 	if err != nil {
 		panic(fmt.Sprintf("consensus: corrupt log entry %d: %v", l.Index, err))
 	}
+	a := f.apply(l.Term, cmd)
+	if cmd.Origin == f.self {
+		f.waiters.deliver(cmd.Seq, outcome{applied: a})
+	}
+	f.applied.notify()
+	return a
+}
+
+func (f *fsm) apply(term uint64, cmd *Command) *Applied {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	a := &Applied{Zxid: f.nextZxid(l.Term), Command: cmd}
+	a := &Applied{Zxid: f.nextZxid(term), Command: cmd}
 	f.st.LastZxid = a.Zxid
 	a.Result = f.applyCommand(a.Zxid, cmd)
 	if f.hook != nil {

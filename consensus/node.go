@@ -17,16 +17,36 @@ import (
 	"github.com/zkraft/zkraft/wire"
 )
 
-// ErrNotLeader is returned when a proposal reaches a server that is not the leader.
+// ErrNotLeader is returned when a proposal cannot reach a leader, or the
+// leader lost its leadership before committing it.
 var ErrNotLeader = errors.New("consensus: not the leader")
 
 // ErrShutdown is returned for proposals after Close.
 var ErrShutdown = errors.New("consensus: node is shut down")
 
+// Peer is one member of an ensemble, from a server.N line of zoo.cfg.
+type Peer struct {
+	ID int64
+	// RaftAddr is host:peerPort, where Raft runs.
+	RaftAddr string
+	// ForwardAddr is host:electionPort, where the leader takes followers'
+	// proposals (Raft elects on its own port, so ZAB's election port is
+	// free for this).
+	ForwardAddr string
+	// Observer makes the peer a Raft non-voter.
+	Observer bool
+}
+
 // Config configures a Node.
 type Config struct {
 	// ServerID names this server in the Raft configuration.
 	ServerID int64
+	// Peers lists every member of an ensemble, this server included; empty
+	// means standalone.
+	Peers []Peer
+	// ElectionTimeout is Raft's heartbeat and election timeout in an
+	// ensemble (zkserver uses one tick); 0 means one second.
+	ElectionTimeout time.Duration
 	// Tree configures the replicated data tree.
 	Tree datatree.Config
 	// Hook sees every applied entry under the state lock (see ApplyHook).
@@ -46,68 +66,124 @@ type Node struct {
 	fsm       *fsm
 	transport raft.Transport
 	stores    *stores
+	self      raft.ServerID
+	peers     map[raft.ServerID]Peer
+	fwdSrv    *forwardServer
+	fwdCli    *forwardClient
+	onTouch   func(ids []int64)
 }
 
-// StartStandalone starts a single-voter Raft and waits until it leads,
-// which takes one short election timeout. With durable Storage it first
-// recovers the last snapshot and the log after it, so every acknowledged
-// write survives a restart.
-func StartStandalone(ctx context.Context, cfg Config) (*Node, error) {
-	rc := raft.DefaultConfig()
-	rc.LocalID = raft.ServerID(strconv.FormatInt(cfg.ServerID, 10))
-	// A single voter elects itself as soon as its heartbeat timeout fires;
-	// the minimum Raft accepts keeps start-up in milliseconds.
-	rc.HeartbeatTimeout = 10 * time.Millisecond
-	rc.ElectionTimeout = 10 * time.Millisecond
-	rc.LeaderLeaseTimeout = 10 * time.Millisecond
-	rc.CommitTimeout = time.Millisecond
-	rc.Logger = raftLogger(cfg.Logger)
-	if cfg.SnapshotThreshold > 0 {
-		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
-	}
-
+// Start starts a node: a single voter that elects itself at once when
+// cfg.Peers is empty, else a member of the ensemble cfg.Peers describes.
+// With durable Storage it first recovers the last snapshot and the log
+// after it, so every acknowledged write survives a restart. A standalone
+// node is leading when Start returns; an ensemble member may still be
+// looking for a quorum (see HasLeader).
+func Start(ctx context.Context, cfg Config) (*Node, error) {
+	rc := raftConfig(cfg)
 	st, err := openStores(cfg.Storage, rc.Logger)
 	if err != nil {
 		return nil, err
 	}
-	f := newFSM(cfg.Tree, cfg.Hook)
-	// The in-memory transport's address is random per start; a restarted
-	// standalone server keeps its configuration, so give it a fixed one.
-	addr, trans := raft.NewInmemTransport(raft.ServerAddress("standalone-" + string(rc.LocalID)))
-	n := &Node{fsm: f, transport: trans, stores: st}
-	if err := n.bootstrapOnce(rc, addr); err != nil {
-		n.closeStores()
-		return nil, err
+	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}}
+	conf, err := n.setupTransport(cfg, rc)
+	if err == nil {
+		err = n.bootstrapOnce(rc, conf)
 	}
-	r, err := raft.NewRaft(rc, f, st.logs, st.stable, st.snaps, trans)
+	if err == nil {
+		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, st.snaps, n.transport)
+	}
 	if err != nil {
 		n.closeStores()
-		return nil, fmt.Errorf("consensus: start raft: %w", err)
+		return nil, fmt.Errorf("consensus: start: %w", err)
 	}
-	n.raft = r
-	if err := n.waitLeader(ctx); err != nil {
-		n.Close()
-		return nil, err
+	if len(cfg.Peers) == 0 {
+		if err := n.waitLeader(ctx); err != nil {
+			n.Close()
+			return nil, err
+		}
+		return n, nil
 	}
-	return n, nil
+	return n, n.startForwarding(cfg)
 }
 
-// bootstrapOnce writes the single-voter configuration unless the stores
-// already hold Raft state from an earlier run.
-func (n *Node) bootstrapOnce(rc *raft.Config, addr raft.ServerAddress) error {
+func raftConfig(cfg Config) *raft.Config {
+	rc := raft.DefaultConfig()
+	rc.LocalID = raft.ServerID(strconv.FormatInt(cfg.ServerID, 10))
+	rc.Logger = raftLogger(cfg.Logger)
+	rc.CommitTimeout = time.Millisecond
+	if cfg.SnapshotThreshold > 0 {
+		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
+	}
+	timeout := cfg.ElectionTimeout
+	if len(cfg.Peers) == 0 {
+		// A single voter elects itself as soon as its heartbeat timeout
+		// fires; the minimum Raft accepts keeps start-up in milliseconds.
+		timeout = 10 * time.Millisecond
+	} else if timeout <= 0 {
+		timeout = time.Second
+	}
+	rc.HeartbeatTimeout, rc.ElectionTimeout, rc.LeaderLeaseTimeout = timeout, timeout, timeout
+	return rc
+}
+
+// setupTransport creates the Raft transport and returns the configuration
+// to bootstrap with: the in-memory transport for a standalone node, TCP on
+// the peer port for an ensemble member.
+func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, error) {
+	if len(cfg.Peers) == 0 {
+		// A restarted standalone server keeps its configuration, so its
+		// in-memory address must not change between runs.
+		addr, trans := raft.NewInmemTransport(raft.ServerAddress("standalone-" + string(rc.LocalID)))
+		n.transport = trans
+		return raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}, nil
+	}
+	var conf raft.Configuration
+	var self *Peer
+	for i, p := range cfg.Peers {
+		id := raft.ServerID(strconv.FormatInt(p.ID, 10))
+		n.peers[id] = p
+		suffrage := raft.Voter
+		if p.Observer {
+			suffrage = raft.Nonvoter
+		}
+		conf.Servers = append(conf.Servers, raft.Server{ID: id, Address: raft.ServerAddress(p.RaftAddr), Suffrage: suffrage})
+		if id == rc.LocalID {
+			self = &cfg.Peers[i]
+		}
+	}
+	if self == nil {
+		return conf, fmt.Errorf("server %s is not among the ensemble's servers", rc.LocalID)
+	}
+	trans, err := raft.NewTCPTransportWithLogger(self.RaftAddr, nil, 3, 10*time.Second, rc.Logger)
+	if err != nil {
+		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
+	}
+	n.transport = trans
+	return conf, nil
+}
+
+func (n *Node) startForwarding(cfg Config) error {
+	fs, err := startForwardServer(n, n.peers[n.self].ForwardAddr)
+	if err != nil {
+		n.Close()
+		return fmt.Errorf("consensus: listen on election address %s: %w", n.peers[n.self].ForwardAddr, err)
+	}
+	n.fwdSrv, n.fwdCli = fs, newForwardClient(n)
+	return nil
+}
+
+// bootstrapOnce writes the initial configuration unless the stores already
+// hold Raft state from an earlier run. Every member of a new ensemble
+// bootstraps with the same configuration, so three processes started from
+// three zoo.cfg files form the ensemble with no other step.
+func (n *Node) bootstrapOnce(rc *raft.Config, conf raft.Configuration) error {
 	st := n.stores
 	had, err := raft.HasExistingState(st.logs, st.stable, st.snaps)
-	if err != nil {
-		return fmt.Errorf("consensus: read existing state: %w", err)
+	if err != nil || had {
+		return err
 	}
-	if had {
-		return nil
-	}
-	conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}
-	if err := raft.BootstrapCluster(rc, st.logs, st.stable, st.snaps, n.transport, conf); err != nil {
-		return fmt.Errorf("consensus: bootstrap: %w", err)
-	}
-	return nil
+	return raft.BootstrapCluster(rc, st.logs, st.stable, st.snaps, n.transport, conf)
 }
 
 func (n *Node) closeStores() {
@@ -118,16 +194,9 @@ func (n *Node) closeStores() {
 }
 
 func (n *Node) waitLeader(ctx context.Context) error {
-	obs := make(chan raft.Observation, 4)
-	o := raft.NewObserver(obs, false, func(o *raft.Observation) bool {
-		_, ok := o.Data.(raft.LeaderObservation)
-		return ok
-	})
-	n.raft.RegisterObserver(o)
-	defer n.raft.DeregisterObserver(o)
 	for n.raft.State() != raft.Leader {
 		select {
-		case <-obs:
+		case <-n.raft.LeaderCh():
 		case <-time.After(5 * time.Millisecond):
 		case <-ctx.Done():
 			return fmt.Errorf("consensus: waiting for leadership: %w", ctx.Err())
@@ -164,30 +233,49 @@ func trimNewline(p []byte) []byte {
 
 // Future is a pending proposal.
 type Future struct {
-	f   raft.ApplyFuture
-	err error
+	raftFut raft.ApplyFuture // set when this node led and appended it itself
+	ch      chan outcome
+	err     error
+	cancel  func() // forgets the waiter when the proposal failed
 }
 
-// Wait blocks until the proposal is applied and returns its result.
+// Wait blocks until this node has applied the proposal and returns the
+// local result: a follower's client sees its write only once its own
+// server has applied it.
 func (p *Future) Wait() (*Applied, error) {
 	if p.err != nil {
 		return nil, p.err
 	}
-	if err := p.f.Error(); err != nil {
-		return nil, mapRaftError(err)
+	if p.raftFut != nil {
+		if err := p.raftFut.Error(); err != nil {
+			p.cancel()
+			return nil, mapRaftError(err)
+		}
+		return p.raftFut.Response().(*Applied), nil
 	}
-	return p.f.Response().(*Applied), nil
+	o := <-p.ch
+	return o.applied, o.err
 }
 
-// ProposeAsync appends cmd to the log without waiting. Proposals made one
-// after another from one goroutine are applied in that order.
+// ProposeAsync appends cmd to the log, through the leader when this node
+// follows, without waiting. Proposals made one after another from one
+// goroutine are applied in that order.
 func (n *Node) ProposeAsync(cmd *Command) *Future {
+	seq, ch := n.fsm.waiters.register()
+	cmd.Origin, cmd.Seq = n.fsm.self, seq
 	var e wire.Encoder
 	cmd.Encode(&e)
-	return &Future{f: n.raft.Apply(e.Bytes(), 0)}
+	if n.fwdCli == nil || n.raft.State() == raft.Leader {
+		f := n.raft.Apply(e.Bytes(), 0)
+		return &Future{raftFut: f, ch: ch, cancel: func() { n.fsm.waiters.cancel(seq) }}
+	}
+	if err := n.fwdCli.propose(seq, e.Bytes()); err != nil {
+		n.fsm.waiters.deliver(seq, outcome{err: err})
+	}
+	return &Future{ch: ch}
 }
 
-// Propose appends cmd to the log and waits until it is applied.
+// Propose appends cmd to the log and waits until it is applied here.
 func (n *Node) Propose(ctx context.Context, cmd *Command) (*Applied, error) {
 	fut := n.ProposeAsync(cmd)
 	done := make(chan struct{})
@@ -212,6 +300,53 @@ func mapRaftError(err error) error {
 	return err
 }
 
+// Sync returns once this node has applied every entry the leader had
+// appended when the sync reached it, so reads after it are up to date.
+func (n *Node) Sync(ctx context.Context) error {
+	var index uint64
+	if n.fwdCli == nil || n.raft.State() == raft.Leader {
+		index = n.raft.LastIndex()
+	} else {
+		ch, err := n.fwdCli.leaderIndex()
+		if err != nil {
+			return err
+		}
+		select {
+		case r := <-ch:
+			if r.err != nil {
+				return r.err
+			}
+			index = r.index
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	return waitApplied(ctx, n.fsm.applied, n.raft.AppliedIndex, index)
+}
+
+// Touch tells the leader which sessions this follower saw alive; on the
+// leader it goes straight to the touch handler.
+func (n *Node) Touch(ids []int64) {
+	if len(ids) == 0 {
+		return
+	}
+	if n.fwdCli == nil || n.raft.State() == raft.Leader {
+		n.handleTouch(ids)
+		return
+	}
+	n.fwdCli.touch(ids)
+}
+
+// OnTouch sets the function that receives the session ids followers saw
+// alive (the leader's expiry tracker). Set it before the node serves.
+func (n *Node) OnTouch(fn func(ids []int64)) { n.onTouch = fn }
+
+func (n *Node) handleTouch(ids []int64) {
+	if n.onTouch != nil {
+		n.onTouch(ids)
+	}
+}
+
 // Read runs fn with the replicated state under the read lock. fn must not
 // keep references to the state after it returns.
 func (n *Node) Read(fn func(st *State)) {
@@ -230,15 +365,52 @@ func (n *Node) LastZxid() int64 {
 // IsLeader reports whether this node leads.
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 
+// HasLeader reports whether this node knows a leader (it is part of a
+// working quorum).
+func (n *Node) HasLeader() bool {
+	_, id := n.raft.LeaderWithID()
+	return id != ""
+}
+
+// LeaderCh delivers true when this node becomes leader and false when it
+// stops; only the latest value matters (Raft's LeaderCh).
+func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
+
+// Role names this node's ZAB role: standalone, leader, follower, observer,
+// or looking while there is no leader.
+func (n *Node) Role() string {
+	switch {
+	case n.fwdCli == nil:
+		return "standalone"
+	case n.raft.State() == raft.Leader:
+		return "leader"
+	case !n.HasLeader():
+		return "looking"
+	case n.peers[n.self].Observer:
+		return "observer"
+	}
+	return "follower"
+}
+
 // Epoch returns the current Raft term, the ZAB epoch of the zxids it assigns.
 func (n *Node) Epoch() uint64 {
 	t, _ := strconv.ParseUint(n.raft.Stats()["term"], 10, 64)
 	return t
 }
 
+// Stats returns Raft's own statistics (term, indexes, state, peers).
+func (n *Node) Stats() map[string]string { return n.raft.Stats() }
+
 // Close shuts Raft down, waits for it and closes the stores.
 func (n *Node) Close() error {
+	if n.fwdSrv != nil {
+		n.fwdSrv.close()
+	}
+	if n.fwdCli != nil {
+		n.fwdCli.close()
+	}
 	err := n.raft.Shutdown().Error()
+	n.fsm.waiters.failAll(ErrShutdown)
 	n.closeStores()
 	return err
 }

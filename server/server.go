@@ -81,7 +81,7 @@ func (s *Server) Start(ctx context.Context) error {
 		return ErrClosed
 	}
 	s.started = s.clock.Now()
-	node, err := consensus.StartStandalone(ctx, consensus.Config{
+	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID: s.cfg.ServerID,
 		Tree:     datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
 		Hook:     s.onApply,

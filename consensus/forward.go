@@ -1,0 +1,345 @@
+package consensus
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"sync"
+
+	"github.com/hashicorp/raft"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// The forwarding channel runs on each server's election port, which Raft
+// does not need: a follower sends its clients' proposals, the sessions it
+// saw alive and its sync requests to the leader over it. Frames are
+// wire-framed records starting with a frame type.
+const (
+	fwdPropose  int32 = 1  // follower → leader: seq, command bytes
+	fwdTouch    int32 = 2  // follower → leader: session ids seen alive
+	fwdSync     int32 = 3  // follower → leader: seq
+	fwdResult   int32 = 11 // leader → follower: seq, result code
+	fwdSyncDone int32 = 13 // leader → follower: seq, leader's last log index
+)
+
+// Result codes of fwdResult.
+const (
+	fwdOK        int32 = 0
+	fwdNotLeader int32 = 1
+	fwdFailed    int32 = 2
+)
+
+const fwdMaxFrame = 64 << 20
+
+// forwardServer is the leader side: it proposes what followers send.
+type forwardServer struct {
+	n      *Node
+	ln     net.Listener
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	conns  map[net.Conn]struct{}
+	closed bool
+}
+
+func startForwardServer(n *Node, addr string) (*forwardServer, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	fs := &forwardServer{n: n, ln: ln, conns: make(map[net.Conn]struct{})}
+	fs.wg.Add(1)
+	go fs.accept()
+	return fs, nil
+}
+
+func (fs *forwardServer) accept() {
+	defer fs.wg.Done()
+	for {
+		nc, err := fs.ln.Accept()
+		if err != nil {
+			return
+		}
+		fs.mu.Lock()
+		if fs.closed {
+			fs.mu.Unlock()
+			nc.Close()
+			return
+		}
+		fs.conns[nc] = struct{}{}
+		fs.wg.Add(1)
+		fs.mu.Unlock()
+		go fs.handle(nc)
+	}
+}
+
+func (fs *forwardServer) close() {
+	fs.mu.Lock()
+	fs.closed = true
+	for nc := range fs.conns {
+		nc.Close()
+	}
+	fs.mu.Unlock()
+	fs.ln.Close()
+	fs.wg.Wait()
+}
+
+// fwdReply is one answer the leader owes a follower, in arrival order.
+type fwdReply struct {
+	seq   uint64
+	fut   raft.ApplyFuture // a proposal: its result code once committed
+	code  int32            // a proposal refused at once
+	sync  bool
+	index uint64
+}
+
+// handle reads one follower's frames; proposals are appended to the Raft
+// log in arrival order, and answered in the same order by a writer.
+func (fs *forwardServer) handle(nc net.Conn) {
+	defer fs.wg.Done()
+	replies := make(chan fwdReply, 1024)
+	done := make(chan struct{})
+	go func() { fs.writeReplies(nc, replies); close(done) }()
+	defer func() {
+		close(replies)
+		<-done
+		nc.Close()
+		fs.mu.Lock()
+		delete(fs.conns, nc)
+		fs.mu.Unlock()
+	}()
+	br := bufio.NewReader(nc)
+	for {
+		frame, err := wire.ReadFrame(br, fwdMaxFrame, nil)
+		if err != nil {
+			return
+		}
+		d := wire.NewDecoder(frame, 0)
+		switch d.Int() {
+		case fwdPropose:
+			seq, cmd := uint64(d.Long()), d.Buffer()
+			if fs.n.raft.State() != raft.Leader {
+				replies <- fwdReply{seq: seq, code: fwdNotLeader}
+			} else {
+				replies <- fwdReply{seq: seq, fut: fs.n.raft.Apply(cmd, 0)}
+			}
+		case fwdTouch:
+			fs.n.handleTouch(decodeIDs(d))
+		case fwdSync:
+			replies <- fwdReply{seq: uint64(d.Long()), sync: true, index: fs.n.raft.LastIndex()}
+		default:
+			return
+		}
+	}
+}
+
+func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
+	for r := range replies {
+		var e wire.Encoder
+		if r.sync {
+			e.Int(fwdSyncDone)
+			e.Long(int64(r.seq))
+			e.Long(int64(r.index))
+		} else {
+			e.Int(fwdResult)
+			e.Long(int64(r.seq))
+			e.Int(resultCode(r))
+		}
+		if _, err := nc.Write(frameBytes(e.Bytes())); err != nil {
+			nc.Close()
+		}
+	}
+}
+
+func resultCode(r fwdReply) int32 {
+	if r.fut == nil {
+		return r.code
+	}
+	switch err := r.fut.Error(); {
+	case err == nil:
+		return fwdOK
+	case errors.Is(err, raft.ErrNotLeader), errors.Is(err, raft.ErrLeadershipLost):
+		return fwdNotLeader
+	default:
+		return fwdFailed
+	}
+}
+
+func frameBytes(payload []byte) []byte {
+	out := make([]byte, 4, 4+len(payload))
+	n := len(payload)
+	out[0], out[1], out[2], out[3] = byte(n>>24), byte(n>>16), byte(n>>8), byte(n)
+	return append(out, payload...)
+}
+
+func encodeIDs(e *wire.Encoder, ids []int64) {
+	e.Int(int32(len(ids)))
+	for _, id := range ids {
+		e.Long(id)
+	}
+}
+
+func decodeIDs(d *wire.Decoder) []int64 {
+	n := d.Count(8)
+	out := make([]int64, 0, max(n, 0))
+	for i := 0; i < n && d.Err() == nil; i++ {
+		out = append(out, d.Long())
+	}
+	return out
+}
+
+// forwardClient is the follower side: one connection to the current
+// leader's election port, re-dialled when the leader changes.
+type forwardClient struct {
+	n        *Node
+	mu       sync.Mutex
+	conn     net.Conn
+	leader   raft.ServerID
+	inflight map[uint64]struct{}        // proposals sent on conn, not yet answered
+	syncs    map[uint64]chan syncResult // sync requests waiting for the leader's index
+	syncSeq  uint64
+	wg       sync.WaitGroup
+	closed   bool
+}
+
+type syncResult struct {
+	index uint64
+	err   error
+}
+
+func newForwardClient(n *Node) *forwardClient {
+	return &forwardClient{n: n, inflight: make(map[uint64]struct{}), syncs: make(map[uint64]chan syncResult)}
+}
+
+// connLocked returns a connection to the current leader, dialling if needed.
+func (c *forwardClient) connLocked() (net.Conn, error) {
+	if c.closed {
+		return nil, ErrShutdown
+	}
+	_, id := c.n.raft.LeaderWithID()
+	if id == "" {
+		return nil, ErrNotLeader
+	}
+	if c.conn != nil && c.leader == id {
+		return c.conn, nil
+	}
+	c.dropLocked(ErrNotLeader)
+	peer, ok := c.n.peers[id]
+	if !ok {
+		return nil, ErrNotLeader
+	}
+	nc, err := net.Dial("tcp", peer.ForwardAddr)
+	if err != nil {
+		return nil, ErrNotLeader
+	}
+	c.conn, c.leader = nc, id
+	c.wg.Add(1)
+	go c.readLoop(nc)
+	return nc, nil
+}
+
+// dropLocked closes the connection and fails everything waiting on it.
+func (c *forwardClient) dropLocked(err error) {
+	if c.conn == nil {
+		return
+	}
+	c.conn.Close()
+	c.conn = nil
+	for seq := range c.inflight {
+		c.n.fsm.waiters.deliver(seq, outcome{err: err})
+	}
+	c.inflight = make(map[uint64]struct{})
+	for seq, ch := range c.syncs {
+		ch <- syncResult{err: err}
+		delete(c.syncs, seq)
+	}
+}
+
+func (c *forwardClient) send(payload []byte, register func()) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	nc, err := c.connLocked()
+	if err != nil {
+		return err
+	}
+	register()
+	if _, err := nc.Write(frameBytes(payload)); err != nil {
+		c.dropLocked(ErrNotLeader)
+		return ErrNotLeader
+	}
+	return nil
+}
+
+// propose forwards an encoded command; its waiter hears of failures.
+func (c *forwardClient) propose(seq uint64, cmd []byte) error {
+	var e wire.Encoder
+	e.Int(fwdPropose)
+	e.Long(int64(seq))
+	e.Buffer(cmd)
+	return c.send(e.Bytes(), func() { c.inflight[seq] = struct{}{} })
+}
+
+// touch sends the ids of sessions seen alive; losing it is harmless.
+func (c *forwardClient) touch(ids []int64) {
+	var e wire.Encoder
+	e.Int(fwdTouch)
+	encodeIDs(&e, ids)
+	c.send(e.Bytes(), func() {})
+}
+
+// leaderIndex asks the leader for its last log index.
+func (c *forwardClient) leaderIndex() (<-chan syncResult, error) {
+	ch := make(chan syncResult, 1)
+	c.mu.Lock()
+	c.syncSeq++
+	seq := c.syncSeq
+	c.mu.Unlock()
+	var e wire.Encoder
+	e.Int(fwdSync)
+	e.Long(int64(seq))
+	err := c.send(e.Bytes(), func() { c.syncs[seq] = ch })
+	return ch, err
+}
+
+func (c *forwardClient) readLoop(nc net.Conn) {
+	defer c.wg.Done()
+	br := bufio.NewReader(nc)
+	for {
+		frame, err := wire.ReadFrame(br, fwdMaxFrame, nil)
+		if err != nil {
+			c.mu.Lock()
+			if c.conn == nc {
+				c.dropLocked(ErrNotLeader)
+			}
+			c.mu.Unlock()
+			return
+		}
+		c.dispatch(wire.NewDecoder(frame, 0))
+	}
+}
+
+func (c *forwardClient) dispatch(d *wire.Decoder) {
+	typ, seq := d.Int(), uint64(d.Long())
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch typ {
+	case fwdResult:
+		delete(c.inflight, seq)
+		if code := d.Int(); code != fwdOK {
+			c.n.fsm.waiters.deliver(seq, outcome{err: ErrNotLeader})
+		}
+	case fwdSyncDone:
+		if ch := c.syncs[seq]; ch != nil {
+			ch <- syncResult{index: uint64(d.Long())}
+			delete(c.syncs, seq)
+		}
+	}
+}
+
+func (c *forwardClient) close() {
+	c.mu.Lock()
+	c.closed = true
+	c.dropLocked(ErrShutdown)
+	c.mu.Unlock()
+	c.wg.Wait()
+}
