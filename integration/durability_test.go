@@ -1,7 +1,6 @@
 package integration
 
 import (
-	"net"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -9,14 +8,6 @@ import (
 
 	"github.com/zkraft/zkraft/server"
 )
-
-func freeLoopbackPort(t *testing.T) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
-}
 
 // TestRestartRecoversEverything restarts a server on the same dataDir and
 // port: acknowledged writes, Stats, the session and its ephemeral survive,
@@ -26,7 +17,7 @@ func TestRestartRecoversEverything(t *testing.T) {
 	for _, snapshot := range []bool{false, true} {
 		name := map[bool]string{false: "log only", true: "snapshot and log"}[snapshot]
 		t.Run(name, func(t *testing.T) {
-			dir, port := t.TempDir(), freeLoopbackPort(t)
+			dir, port := t.TempDir(), freePort(t)
 			durable := WithConfig(func(c *server.Config) { c.DataDir, c.ClientPort = dir, port })
 			s1 := StartServer(t, durable)
 			c, events := s1.Connect(t)

@@ -2,12 +2,24 @@ package integration
 
 import (
 	"errors"
+	"os"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 )
+
+// dumpGoroutines logs every goroutine's stack when ZKRAFT_DUMP is set, to
+// diagnose a wait that timed out.
+func dumpGoroutines(t *testing.T) {
+	if os.Getenv("ZKRAFT_DUMP") == "" {
+		return
+	}
+	buf := make([]byte, 8<<20)
+	t.Logf("goroutines:\n%s", buf[:runtime.Stack(buf, true)])
+}
 
 // waitEvent returns the next event from ch or fails after 10s.
 func waitEvent(t *testing.T, ch <-chan zk.Event) zk.Event {
@@ -16,6 +28,7 @@ func waitEvent(t *testing.T, ch <-chan zk.Event) zk.Event {
 	case ev := <-ch:
 		return ev
 	case <-time.After(10 * time.Second):
+		dumpGoroutines(t)
 		t.Fatal("no watch event within 10s")
 		return zk.Event{}
 	}
@@ -32,6 +45,7 @@ func waitState(t *testing.T, ch <-chan zk.Event, state zk.State) {
 				return
 			}
 		case <-deadline:
+			dumpGoroutines(t)
 			t.Fatalf("state %v not reached within 20s", state)
 		}
 	}

@@ -68,12 +68,18 @@ func StartServer(t testing.TB, opts ...Option) *Server {
 // Options are go-zookeeper connection options such as zk.WithEventCallback.
 func (s *Server) Connect(t testing.TB, opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event) {
 	t.Helper()
+	return connectTo(t, []string{s.Addr()}, opts...)
+}
+
+// connectTo connects a go-zookeeper client to addrs and waits for its session.
+func connectTo(t testing.TB, addrs []string, opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
 	all := func(c *zk.Conn) {
 		for _, o := range opts {
 			o(c)
 		}
 	}
-	c, events, err := zk.Connect([]string{s.Addr()}, 10*time.Second, zk.WithLogger(quietLogger{}), all)
+	c, events, err := zk.Connect(addrs, 10*time.Second, zk.WithLogger(quietLogger{}), all)
 	if err != nil {
 		t.Fatalf("integration: connect: %v", err)
 	}

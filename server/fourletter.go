@@ -59,12 +59,17 @@ func (s *Server) fourLetter(nc net.Conn, cmd string) {
 		fmt.Fprintf(nc, "%s is not executed because it is not in the whitelist.\n", cmd)
 		return
 	}
+	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.node.HasLeader() {
+		io.WriteString(nc, "This ZooKeeper instance is not currently serving requests\n")
+		return
+	}
 	var b strings.Builder
 	fn(s, &b)
 	io.WriteString(nc, b.String())
 }
 
-func (s *Server) mode() string { return "standalone" }
+// mode is the Mode line of srvr: standalone, leader, follower or observer.
+func (s *Server) mode() string { return s.node.Role() }
 
 func (s *Server) nodeCount() (n int, zxid int64) {
 	s.node.Read(func(st *consensus.State) { n, zxid = st.Tree.NodeCount(), st.LastZxid })
@@ -280,7 +285,11 @@ func writeExpirySets(w io.Writer, deadlines map[int64]time.Time) {
 
 func (s *Server) writeDump(w io.Writer) {
 	io.WriteString(w, "SessionTracker dump:\nSession ")
-	writeExpirySets(w, s.tracker.Deadlines())
+	var deadlines map[int64]time.Time
+	if t := s.currentTracker(); t != nil {
+		deadlines = t.Deadlines()
+	}
+	writeExpirySets(w, deadlines)
 	var eph map[int64][]string
 	s.node.Read(func(st *consensus.State) { eph = st.Tree.EphemeralSessions() })
 	fmt.Fprintf(w, "ephemeral nodes dump:\nSessions with Ephemerals (%d):\n", len(eph))

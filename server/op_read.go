@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"strings"
+	"time"
 
 	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/wire"
@@ -17,7 +19,7 @@ func readOps() map[wire.Op]handler {
 		wire.OpGetChildren2:         {kind: kindRead, read: readGetChildren2},
 		wire.OpGetAllChildrenNumber: {kind: kindRead, read: readAllChildrenNumber},
 		wire.OpGetEphemerals:        {kind: kindRead, read: readEphemerals},
-		wire.OpSync:                 {kind: kindRead, read: readSync},
+		wire.OpSync:                 {kind: kindRead, read: readSync, prepare: prepareSync},
 		wire.OpMultiRead:            {kind: kindRead, read: readMulti},
 		wire.OpWhoAmI:               {kind: kindRead, read: readWhoAmI},
 		wire.OpPing:                 {kind: kindRead, read: readPing},
@@ -145,8 +147,23 @@ func readEphemerals(c *conn, req wire.Record, st *consensus.State) (wire.Record,
 	return &wire.GetEphemeralsResponse{Ephemerals: out}, nil
 }
 
-// readSync replies once the connection's earlier requests are done; on a
-// standalone server everything committed is already applied locally.
+// syncTimeout bounds how long a sync waits for the leader.
+const syncTimeout = 30 * time.Second
+
+// prepareSync brings this server up to everything the leader had appended
+// when the sync reached it, so the reads after it are current.
+func prepareSync(c *conn, _ wire.Record) error {
+	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
+	defer cancel()
+	if err := c.srv.node.Sync(ctx); err != nil {
+		c.srv.log.Warn("sync failed", "err", err)
+		return wire.CodeConnectionLoss
+	}
+	return nil
+}
+
+// readSync replies once the connection's earlier requests are done and
+// prepareSync has caught this server up with the leader.
 func readSync(_ *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
 	return &wire.SyncResponse{Path: req.(*wire.PathRequest).Path}, nil
 }

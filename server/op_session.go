@@ -23,6 +23,10 @@ func sessionOps() map[wire.Op]handler {
 // a reconnect must name a live session with its password. It reports
 // whether the connection continues.
 func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
+	if !s.node.HasLeader() {
+		// Not part of a working quorum: ZooKeeper is not serving either.
+		return false
+	}
 	if req.LastZxidSeen > s.node.LastZxid() {
 		// The client has seen newer state than ours: ZooKeeper drops the
 		// connection without a reply so the client tries another server.
@@ -61,15 +65,23 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 // track arms the expiry of a new session, or refreshes a reconnecting one
 // with its newly negotiated timeout. A session the tracker already expired
 // (its closeSession is on the way) cannot be revived.
+//
+// A new session is added to the leader's tracker when its createSession
+// is applied there; a follower tells the leader about a reconnect with its
+// next touch.
 func (s *Server) track(id int64, timeout int32, isNew bool) bool {
 	if isNew {
-		s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
 		return true
 	}
-	if s.tracker.IsClosing(id) || !s.tracker.Touch(id) {
+	t := s.currentTracker()
+	if t == nil {
+		s.touched.add(id)
+		return true
+	}
+	if t.IsClosing(id) || !t.Touch(id) {
 		return false
 	}
-	s.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+	t.Add(id, time.Duration(timeout)*time.Millisecond)
 	return true
 }
 
@@ -108,8 +120,14 @@ func (s *Server) bind(c *conn, id int64) {
 
 // touch keeps the connection's session alive; any packet counts.
 func (s *Server) touch(c *conn) {
-	if id := c.sessionID(); id != 0 {
-		s.tracker.Touch(id)
+	id := c.sessionID()
+	if id == 0 {
+		return
+	}
+	if t := s.currentTracker(); t != nil {
+		t.Touch(id)
+	} else {
+		s.touched.add(id)
 	}
 }
 
@@ -138,12 +156,20 @@ func (s *Server) onApply(a *consensus.Applied) {
 	for _, ev := range a.Result.Events {
 		s.watches.trigger(ev)
 	}
-	if a.Command.Kind != consensus.KindCloseSession {
+	t := s.currentTracker()
+	switch a.Command.Kind {
+	case consensus.KindCreateSession:
+		if t != nil {
+			t.Add(a.Command.Session, time.Duration(a.Command.Timeout)*time.Millisecond)
+		}
+		return
+	case consensus.KindCloseSession:
+	default:
 		return
 	}
 	id := a.Command.Session
-	if s.tracker != nil {
-		s.tracker.Remove(id)
+	if t != nil {
+		t.Remove(id)
 	}
 	s.mu.Lock()
 	c := s.bySession[id]

@@ -29,6 +29,9 @@ type handler struct {
 	respond func(req wire.Record, res *datatree.Result) wire.Record
 	// read serves a read under the state lock (kindRead).
 	read func(c *conn, req wire.Record, st *consensus.State) (wire.Record, error)
+	// prepare, if set, runs before read and outside the state lock; an
+	// error is the reply (kindRead: sync waits here for the leader).
+	prepare func(c *conn, req wire.Record) error
 	// now handles a request immediately and returns its pending reply (kindNow).
 	now func(c *conn, xid int32, req wire.Record) *pending
 }
@@ -128,6 +131,12 @@ func (c *conn) runRead(h handler, p *pending) *reply {
 	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid}}
 	if p.op == wire.OpPing {
 		r.hdr.Xid = wire.XidPing // whatever xid the client used
+	}
+	if h.prepare != nil {
+		if err := h.prepare(c, p.req); err != nil {
+			r.hdr.Zxid, r.hdr.Err = c.srv.node.LastZxid(), wire.CodeOf(err)
+			return r
+		}
 	}
 	c.srv.node.Read(func(st *consensus.State) {
 		r.hdr.Zxid = st.LastZxid

@@ -37,11 +37,12 @@ type Server struct {
 	node    *consensus.Node
 	ln      net.Listener
 	watches *watchManager
-	tracker *session.Tracker
+	duties  duties
+	touched touchedSet
 	ids     *session.IDGenerator
-	reaper  *reaper
 	stats   stats
 	started time.Time
+	done    chan struct{} // closed by Close
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -63,6 +64,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		conns:     make(map[*conn]struct{}),
 		bySession: make(map[int64]*conn),
 		perIP:     make(map[string]int),
+		done:      make(chan struct{}),
 	}
 	for _, o := range opts {
 		o(s)
@@ -81,11 +83,20 @@ func (s *Server) Start(ctx context.Context) error {
 		return ErrClosed
 	}
 	s.started = s.clock.Now()
+	var peers []consensus.Peer
+	if s.cfg.ensemble() {
+		var err error
+		if peers, err = s.cfg.peers(); err != nil {
+			return err
+		}
+	}
 	node, err := consensus.Start(ctx, consensus.Config{
-		ServerID: s.cfg.ServerID,
-		Tree:     datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
-		Hook:     s.onApply,
-		Logger:   s.raftLogger(),
+		ServerID:        s.cfg.ServerID,
+		Peers:           peers,
+		ElectionTimeout: s.cfg.TickTime,
+		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
+		Hook:            s.onApply,
+		Logger:          s.raftLogger(),
 		Storage: consensus.Storage{
 			DataDir:        s.cfg.DataDir,
 			LogDir:         s.cfg.DataLogDir,
@@ -99,15 +110,14 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.node = node
 	s.ids = session.NewIDGenerator(sessionServerID(s.cfg.ServerID), s.clock.Now())
-	s.tracker = session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
-	// Sessions recovered from disk get a full timeout from now, as a
-	// ZooKeeper server gives the sessions it loads.
-	for _, info := range node.Sessions() {
-		s.tracker.Add(info.ID, time.Duration(info.Timeout)*time.Millisecond)
+	node.OnTouch(s.touchRemote)
+	if node.IsLeader() {
+		// Standalone: lead before the first client arrives. Sessions
+		// recovered from disk get a full timeout from now.
+		s.becomeLeader()
 	}
-	s.tracker.Start()
-	s.reaper = newReaper(s)
-	s.reaper.start()
+	s.wg.Add(1)
+	go s.watchRole(s.done)
 	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -117,7 +127,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.ln = ln
 	s.wg.Add(1)
 	go s.acceptLoop()
-	s.log.Info("serving", "addr", ln.Addr().String(), "mode", "standalone",
+	s.log.Info("serving", "addr", ln.Addr().String(), "mode", node.Role(),
 		"dataDir", s.cfg.DataDir, "zxid", sessionHex(node.LastZxid()))
 	return nil
 }
@@ -146,6 +156,7 @@ func (s *Server) Close() error {
 		return nil
 	}
 	s.closed = true
+	close(s.done)
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
@@ -157,13 +168,9 @@ func (s *Server) Close() error {
 	for _, c := range conns {
 		c.close()
 	}
-	if s.reaper != nil {
-		s.reaper.stop()
-	}
-	if s.tracker != nil {
-		s.tracker.Stop()
-	}
+	s.stopLeading()
 	s.wg.Wait()
+	s.stopLeading() // in case the role watcher started them while closing
 	if s.node != nil {
 		return s.node.Close()
 	}
@@ -283,3 +290,15 @@ func (s *Server) DropConnection(sessionID int64) bool {
 // Snapshot makes the server snapshot its state now; with a dataDir the
 // snapshot is written there and the log before it is compacted.
 func (s *Server) Snapshot() error { return s.node.Snapshot() }
+
+// Role is this server's ZAB role as srvr prints it: standalone, leader,
+// follower or observer, or "looking" while it knows no leader.
+func (s *Server) Role() string { return s.node.Role() }
+
+// HasSession reports whether a client connection of the session is open on
+// this server.
+func (s *Server) HasSession(id int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.bySession[id] != nil
+}

@@ -1,0 +1,153 @@
+package integration
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+
+	"github.com/zkraft/zkraft/server"
+)
+
+// Cluster is an in-process ensemble started by StartCluster. Its servers
+// talk Raft over real loopback TCP and keep their data in temp dirs.
+type Cluster struct {
+	t       testing.TB
+	cfgs    []server.Config
+	Servers []*server.Server // nil while stopped
+}
+
+// StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
+// free ports, a 100 ms tick and sessions of at most 4 s, and stops it when the test ends. It returns
+// once a leader is elected.
+func StartCluster(t testing.TB, n int) *Cluster {
+	t.Helper()
+	lines := make(map[int64]string, n)
+	for i := 1; i <= n; i++ {
+		lines[int64(i)] = fmt.Sprintf("127.0.0.1:%d:%d", freePort(t), freePort(t))
+	}
+	c := &Cluster{t: t, Servers: make([]*server.Server, n)}
+	dir := t.TempDir()
+	for i := 1; i <= n; i++ {
+		cfg := server.DefaultConfig()
+		cfg.ClientPort = 0
+		cfg.ServerID = int64(i)
+		cfg.Servers = lines
+		cfg.TickTime = 100 * time.Millisecond
+		cfg.MaxSessionTimeout = 4 * time.Second
+		cfg.DataDir = filepath.Join(dir, fmt.Sprint(i))
+		cfg.ForceSync = false
+		c.cfgs = append(c.cfgs, cfg)
+	}
+	for i := range c.cfgs {
+		c.start(i)
+	}
+	t.Cleanup(c.Close)
+	c.WaitForLeader()
+	return c
+}
+
+func (c *Cluster) start(i int) {
+	c.t.Helper()
+	s, err := server.New(c.cfgs[i])
+	if err != nil {
+		c.t.Fatalf("integration: server %d: %v", i+1, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := s.Start(ctx); err != nil {
+		c.t.Fatalf("integration: start server %d: %v", i+1, err)
+	}
+	c.Servers[i] = s
+}
+
+// Leader returns the index of the leading server, or -1.
+func (c *Cluster) Leader() int {
+	for i, s := range c.Servers {
+		if s != nil && s.Role() == "leader" {
+			return i
+		}
+	}
+	return -1
+}
+
+// WaitForLeader waits until one running server leads and every running
+// server knows a leader, and returns the leader's index.
+func (c *Cluster) WaitForLeader() int {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if l := c.Leader(); l >= 0 && c.allSeeLeader() {
+			return l
+		}
+		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
+	}
+	c.t.Fatalf("integration: no leader within 20s")
+	return -1
+}
+
+func (c *Cluster) allSeeLeader() bool {
+	for _, s := range c.Servers {
+		if s != nil && s.Role() == "looking" {
+			return false
+		}
+	}
+	return true
+}
+
+// Stop closes server i (a clean shutdown; its data stays on disk).
+func (c *Cluster) Stop(i int) {
+	if s := c.Servers[i]; s != nil {
+		s.Close()
+		c.Servers[i] = nil
+	}
+}
+
+// Restart starts server i again from its data directory.
+func (c *Cluster) Restart(i int) {
+	c.t.Helper()
+	c.Stop(i)
+	c.start(i)
+}
+
+// Addrs returns the client addresses of the running servers.
+func (c *Cluster) Addrs() []string {
+	var out []string
+	for _, s := range c.Servers {
+		if s != nil {
+			out = append(out, s.Addr())
+		}
+	}
+	return out
+}
+
+// Connect returns a client given every running server's address, with its
+// session established, closed when the test ends.
+func (c *Cluster) Connect(t testing.TB, addrs ...string) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
+	if len(addrs) == 0 {
+		addrs = c.Addrs()
+	}
+	return connectTo(t, addrs)
+}
+
+// Close stops every server.
+func (c *Cluster) Close() {
+	for i := range c.Servers {
+		c.Stop(i)
+	}
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("integration: free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}

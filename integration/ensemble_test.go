@@ -1,0 +1,144 @@
+package integration
+
+import (
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+)
+
+func TestEnsemble_WritesThroughAnyServer(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	clients := make([]*zk.Conn, 3)
+	for i, s := range c.Servers {
+		clients[i], _ = c.Connect(t, s.Addr())
+	}
+	follower := (leader + 1) % 3
+	acl := zk.WorldACL(zk.PermAll)
+
+	// A write through a follower is forwarded, and its reply comes once
+	// the follower has applied it: a read on the same server sees it.
+	_, err := clients[follower].Create("/f", []byte("v"), 0, acl)
+	require.NoError(t, err)
+	data, st, err := clients[follower].Get("/f")
+	require.NoError(t, err)
+	require.Equal(t, "v", string(data))
+
+	// After sync, every server serves it with the same Stat.
+	for i, cl := range clients {
+		_, err := cl.Sync("/f")
+		require.NoError(t, err, "sync on server %d", i+1)
+		_, other, err := cl.Get("/f")
+		require.NoError(t, err, "server %d", i+1)
+		require.Equal(t, *st, *other, "server %d", i+1)
+	}
+	seq, err := clients[follower].Create("/f/s-", nil, zk.FlagSequence|zk.FlagEphemeral, acl)
+	require.NoError(t, err)
+	require.Equal(t, "/f/s-0000000000", seq)
+	require.Equal(t, "follower", c.Servers[follower].Role())
+	require.Equal(t, "leader", c.Servers[leader].Role())
+}
+
+func TestEnsemble_LeaderFailoverKeepsSessionAndEphemerals(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	follower := (leader + 1) % 3
+	// The client starts on a follower and knows every server.
+	cl, events := c.Connect(t, c.Servers[follower].Addr(), c.Servers[(leader+2)%3].Addr(), c.Servers[leader].Addr())
+	acl := zk.WorldACL(zk.PermAll)
+	_, err := cl.Create("/lease", []byte("mine"), zk.FlagEphemeral, acl)
+	require.NoError(t, err)
+	sid := cl.SessionID()
+
+	c.Stop(leader)
+	newLeader := c.WaitForLeader()
+	require.NotEqual(t, leader, newLeader)
+
+	// Writes go on with the same session once the ensemble has a leader.
+	_, err = cl.Create("/after", nil, 0, acl)
+	require.NoError(t, err)
+	require.Equal(t, sid, cl.SessionID())
+	ok, st, err := cl.Exists("/lease")
+	require.NoError(t, err)
+	require.True(t, ok, "the session's ephemeral survives the leader's death")
+	require.Equal(t, sid, st.EphemeralOwner)
+	drain(events)
+}
+
+func drain(ch <-chan zk.Event) {
+	for {
+		select {
+		case <-ch:
+		default:
+			return
+		}
+	}
+}
+
+// connectToLeader connects a client that knows every server, retrying
+// until go-zookeeper's random pick lands on the leader.
+func connectToLeader(t *testing.T, c *Cluster) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
+	leader := c.Servers[c.Leader()]
+	for try := 0; try < 50; try++ {
+		cl, events := c.Connect(t)
+		if leader.HasSession(cl.SessionID()) {
+			return cl, events
+		}
+		cl.Close()
+	}
+	t.Fatal("no client landed on the leader in 50 tries")
+	return nil, nil
+}
+
+func TestEnsemble_ClientOnDeadLeaderMovesWithItsSession(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	cl, events := connectToLeader(t, c)
+	acl := zk.WorldACL(zk.PermAll)
+	_, err := cl.Create("/e", []byte("v1"), zk.FlagEphemeral, acl)
+	require.NoError(t, err)
+	_, _, w, err := cl.GetW("/e")
+	require.NoError(t, err)
+	sid := cl.SessionID()
+
+	c.Stop(leader)
+	waitState(t, events, zk.StateDisconnected)
+	waitState(t, events, zk.StateHasSession)
+	require.Equal(t, sid, cl.SessionID(), "the client keeps its session on another server")
+	ok, st, err := cl.Exists("/e")
+	require.NoError(t, err)
+	require.True(t, ok)
+	require.Equal(t, sid, st.EphemeralOwner)
+
+	// Its watch was carried over by SetWatches.
+	other, _ := c.Connect(t)
+	_, err = other.Set("/e", []byte("v2"), -1)
+	require.NoError(t, err)
+	require.Equal(t, zk.EventNodeDataChanged, waitEvent(t, w).Type)
+}
+
+func TestEnsemble_NewLeaderExpiresOrphanedSessions(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	// This client knows only the leader, so it cannot follow the session.
+	orphan, _ := c.Connect(t, c.Servers[leader].Addr())
+	_, err := orphan.Create("/orphan", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	var others []string
+	for i, s := range c.Servers {
+		if i != leader {
+			others = append(others, s.Addr())
+		}
+	}
+	watcher, _ := c.Connect(t, others...)
+	_, _, deleted, err := watcher.ExistsW("/orphan")
+	require.NoError(t, err)
+
+	c.Stop(leader)
+	c.WaitForLeader()
+	// The new leader gives the session a full timeout (4 s), then expires it.
+	ev := waitEvent(t, deleted)
+	require.Equal(t, zk.EventNodeDeleted, ev.Type)
+}

@@ -1,0 +1,56 @@
+package server
+
+import (
+	"fmt"
+	"net"
+	"sort"
+	"strings"
+
+	"github.com/zkraft/zkraft/consensus"
+)
+
+// ensemble reports whether the configuration describes a replicated
+// ensemble rather than a standalone server (ZooKeeper's rule: more than one
+// server.N line, or one with standaloneEnabled=false).
+func (c Config) ensemble() bool {
+	return len(c.Servers) > 1 || (len(c.Servers) == 1 && !c.StandaloneEnabled)
+}
+
+// peers turns the server.N lines into consensus peers, sorted by id.
+func (c Config) peers() ([]consensus.Peer, error) {
+	out := make([]consensus.Peer, 0, len(c.Servers))
+	for id, line := range c.Servers {
+		p, err := parseServerLine(id, line)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// parseServerLine reads host:peerPort:electionPort[:participant|observer]
+// followed by an optional ;[clientAddress:]clientPort.
+func parseServerLine(id int64, line string) (consensus.Peer, error) {
+	addr, _, _ := strings.Cut(line, ";")
+	parts := strings.Split(strings.TrimSpace(addr), ":")
+	if len(parts) < 3 || len(parts) > 4 {
+		return consensus.Peer{}, fmt.Errorf("server.%d=%s: want host:peerPort:electionPort[:participant|observer]", id, line)
+	}
+	p := consensus.Peer{
+		ID:          id,
+		RaftAddr:    net.JoinHostPort(parts[0], parts[1]),
+		ForwardAddr: net.JoinHostPort(parts[0], parts[2]),
+	}
+	if len(parts) == 4 {
+		switch parts[3] {
+		case "observer":
+			p.Observer = true
+		case "participant":
+		default:
+			return p, fmt.Errorf("server.%d=%s: role %q is neither participant nor observer", id, line, parts[3])
+		}
+	}
+	return p, nil
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"sync"
+	"time"
+
+	"github.com/zkraft/zkraft/session"
+)
+
+// duties are the jobs only the leader runs: the session expiry tracker and
+// the container reaper. They start when this server becomes leader (every
+// known session gets a full timeout, as a new ZooKeeper leader gives them)
+// and stop when it loses leadership.
+type duties struct {
+	mu      sync.Mutex
+	tracker *session.Tracker
+	reaper  *reaper
+}
+
+// currentTracker returns the expiry tracker while this server leads, else nil.
+func (s *Server) currentTracker() *session.Tracker {
+	s.duties.mu.Lock()
+	defer s.duties.mu.Unlock()
+	return s.duties.tracker
+}
+
+// becomeLeader starts the leader's duties unless they already run.
+func (s *Server) becomeLeader() {
+	t := session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
+	s.duties.mu.Lock()
+	if s.duties.tracker != nil {
+		s.duties.mu.Unlock()
+		return
+	}
+	// Publish the tracker before listing the sessions: one created in
+	// between is added by the apply hook, so none is missed.
+	s.duties.tracker = t
+	s.duties.mu.Unlock()
+	for _, info := range s.node.Sessions() {
+		t.Add(info.ID, time.Duration(info.Timeout)*time.Millisecond)
+	}
+	t.Start()
+	r := newReaper(s)
+	r.start()
+	s.duties.mu.Lock()
+	s.duties.reaper = r
+	s.duties.mu.Unlock()
+	s.log.Info("leading", "epoch", s.node.Epoch(), "sessions", t.Len())
+}
+
+// stopLeading stops the leader's duties, if they run.
+func (s *Server) stopLeading() {
+	s.duties.mu.Lock()
+	t, r := s.duties.tracker, s.duties.reaper
+	s.duties.tracker, s.duties.reaper = nil, nil
+	s.duties.mu.Unlock()
+	if r != nil {
+		r.stop()
+	}
+	if t != nil {
+		t.Stop()
+	}
+}
+
+// touchedSet collects the sessions a follower saw alive since its last tick.
+type touchedSet struct {
+	mu  sync.Mutex
+	ids map[int64]struct{}
+}
+
+func (ts *touchedSet) add(id int64) {
+	ts.mu.Lock()
+	if ts.ids == nil {
+		ts.ids = make(map[int64]struct{})
+	}
+	ts.ids[id] = struct{}{}
+	ts.mu.Unlock()
+}
+
+func (ts *touchedSet) drain() []int64 {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	out := make([]int64, 0, len(ts.ids))
+	for id := range ts.ids {
+		out = append(out, id)
+	}
+	ts.ids = nil
+	return out
+}
+
+// touchRemote marks sessions alive on the leader's tracker; it is the
+// node's handler for the touches followers send.
+func (s *Server) touchRemote(ids []int64) {
+	if t := s.currentTracker(); t != nil {
+		for _, id := range ids {
+			t.Touch(id)
+		}
+	}
+}
+
+// watchRole follows leadership changes, and every tick sends the sessions
+// this server saw alive to the leader and checks that a quorum is still
+// there: a server without a leader drops its clients, as ZooKeeper does.
+func (s *Server) watchRole(done <-chan struct{}) {
+	defer s.wg.Done()
+	tick := time.NewTicker(s.cfg.TickTime)
+	defer tick.Stop()
+	for {
+		select {
+		case leading := <-s.node.LeaderCh():
+			if leading {
+				s.becomeLeader()
+			} else {
+				s.stopLeading()
+			}
+		case <-tick.C:
+			s.node.Touch(s.touched.drain())
+			if !s.node.HasLeader() {
+				s.dropClients("no quorum")
+			}
+		case <-done:
+			return
+		}
+	}
+}
+
+// dropClients closes every client connection.
+func (s *Server) dropClients(reason string) {
+	conns := s.sessionConns()
+	if len(conns) == 0 {
+		return
+	}
+	s.log.Warn("closing client connections", "reason", reason, "count", len(conns))
+	for _, c := range conns {
+		c.close()
+	}
+}
