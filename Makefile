@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz
+.PHONY: run test build vet fmtcheck fuzz ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -27,3 +27,10 @@ fuzz:
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzReadFrame -fuzztime 30s
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
+
+# A three-node ensemble on this machine: run each in its own terminal.
+# Each writes its myid into /tmp/zkraft-ensemble/N, as ZooKeeper expects.
+ensemble-%:
+	mkdir -p /tmp/zkraft-ensemble/$*
+	echo $* > /tmp/zkraft-ensemble/$*/myid
+	$(GO) run ./cmd/zkserver examples/ensemble/zoo$*.cfg
