@@ -30,7 +30,7 @@ fuzz:
 
 # A three-node ensemble on this machine: run each in its own terminal.
 # Each writes its myid into /tmp/zkraft-ensemble/N, as ZooKeeper expects.
-ensemble-%:
+ensemble-1 ensemble-2 ensemble-3: ensemble-%:
 	mkdir -p /tmp/zkraft-ensemble/$*
 	echo $* > /tmp/zkraft-ensemble/$*/myid
 	$(GO) run ./cmd/zkserver examples/ensemble/zoo$*.cfg
