@@ -16,6 +16,9 @@
 //   - ACL validation and matching for the world, auth, digest and ip schemes
 //     and the super identity (fixupACL/checkACL), and path validation
 //     (PathUtils.validatePath);
+//   - quota accounting: the zookeeper_stats nodes under /zookeeper/quota
+//     follow creates, deletes and data changes below each quota path, as
+//     ZooKeeper's DataTree updates them (soft quotas only, see quota.go);
 //   - the indexes the server needs: ephemerals per session, container and TTL
 //     nodes (ContainerCandidates), node counts and data size;
 //   - snapshots of the whole tree (Tree.Snapshot/Restore).

@@ -2,6 +2,8 @@ package datatree
 
 // This file holds the only functions that change the tree's structure or a
 // node's data. Each records how to revert itself while a multi is applied.
+// insert, remove and setData also update quota stats (quota.go) through
+// replaceData, which records its own undo.
 
 // undoOp says which primitive an undoRec reverts.
 type undoOp uint8
@@ -46,6 +48,7 @@ func (t *Tree) insert(parent *node, name, path string, n *node, zxid int64) {
 	}
 	parent.addChild(name, n)
 	t.attach(path, n)
+	t.quotaCreated(path, n)
 }
 
 // remove unlinks child name of parent (DataTree.deleteNode): the parent's
@@ -59,6 +62,7 @@ func (t *Tree) remove(parent *node, name, path string, n *node, zxid int64) {
 	}
 	t.detach(path, n)
 	t.acls.release(n.acl)
+	t.quotaDeleted(path, n.data)
 }
 
 // setData replaces n's data and stamps it (DataTree.setData).
@@ -66,10 +70,21 @@ func (t *Tree) setData(path string, n *node, data []byte, version int32, zxid, t
 	t.record(undoRec{op: undoSetData, n: n, path: path,
 		data: n.data, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
 	t.dataSize += int64(len(data)) - int64(len(n.data))
+	old := n.data
 	n.data = data
 	n.mzxid = zxid
 	n.mtime = time
 	n.version = version
+	t.quotaDataChanged(path, old, data)
+}
+
+// replaceData swaps n's data without stamping it, as ZooKeeper does for
+// quota stats nodes. Its undo record restores the same stamps.
+func (t *Tree) replaceData(n *node, data []byte) {
+	t.record(undoRec{op: undoSetData, n: n,
+		data: n.data, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
+	t.dataSize += int64(len(data)) - int64(len(n.data))
+	n.data = data
 }
 
 // attach accounts for a node that became reachable at path.

@@ -26,19 +26,20 @@ func (s *Server) currentTracker() *session.Tracker {
 
 // becomeLeader starts the leader's duties unless they already run.
 func (s *Server) becomeLeader() {
-	t := session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
 	s.duties.mu.Lock()
-	if s.duties.tracker != nil {
-		s.duties.mu.Unlock()
+	running := s.duties.tracker != nil
+	s.duties.mu.Unlock()
+	if running {
 		return
 	}
-	// Publish the tracker before listing the sessions: one created in
-	// between is added by the apply hook, so none is missed.
+	t := session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
+	s.trackAll(t)
+	s.duties.mu.Lock()
 	s.duties.tracker = t
 	s.duties.mu.Unlock()
-	for _, info := range s.node.Sessions() {
-		t.Add(info.ID, time.Duration(info.Timeout)*time.Millisecond)
-	}
+	// A session created between the first pass and publishing the tracker
+	// was not seen by the apply hook either: a second pass catches it.
+	s.trackAll(t)
 	t.Start()
 	r := newReaper(s)
 	r.start()
@@ -46,6 +47,13 @@ func (s *Server) becomeLeader() {
 	s.duties.reaper = r
 	s.duties.mu.Unlock()
 	s.log.Info("leading", "epoch", s.node.Epoch(), "sessions", t.Len())
+}
+
+// trackAll gives every replicated session a full timeout on t.
+func (s *Server) trackAll(t *session.Tracker) {
+	for _, info := range s.node.Sessions() {
+		t.Add(info.ID, time.Duration(info.Timeout)*time.Millisecond)
+	}
 }
 
 // stopLeading stops the leader's duties, if they run.

@@ -78,7 +78,9 @@ func (s *Server) track(id int64, timeout int32, isNew bool) bool {
 		s.touched.add(id)
 		return true
 	}
-	if t.IsClosing(id) || !t.Touch(id) {
+	// The session is in the replicated table (checked by the caller); the
+	// tracker may not know it yet if this server has just become leader.
+	if t.IsClosing(id) {
 		return false
 	}
 	t.Add(id, time.Duration(timeout)*time.Millisecond)
