@@ -71,6 +71,7 @@ type Node struct {
 	fwdSrv    *forwardServer
 	fwdCli    *forwardClient
 	onTouch   func(ids []int64)
+	health    *peerHealth
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -164,6 +165,7 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 }
 
 func (n *Node) startForwarding(cfg Config) error {
+	n.health = watchPeerHealth(n.raft)
 	fs, err := startForwardServer(n, n.peers[n.self].ForwardAddr)
 	if err != nil {
 		n.Close()
@@ -408,6 +410,9 @@ func (n *Node) Close() error {
 	}
 	if n.fwdCli != nil {
 		n.fwdCli.close()
+	}
+	if n.health != nil {
+		n.health.stop(n.raft)
 	}
 	err := n.raft.Shutdown().Error()
 	n.fsm.waiters.failAll(ErrShutdown)

@@ -1,7 +1,10 @@
 package integration
 
 import (
+	"io"
+	"net"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
@@ -141,4 +144,37 @@ func TestEnsemble_NewLeaderExpiresOrphanedSessions(t *testing.T) {
 	// The new leader gives the session a full timeout (4 s), then expires it.
 	ev := waitEvent(t, deleted)
 	require.Equal(t, zk.EventNodeDeleted, ev.Type)
+}
+
+func TestEnsemble_FourLetterWordsShowRoles(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	for i, s := range c.Servers {
+		stats, ok := zk.FLWSrvr([]string{s.Addr()}, 5*time.Second)
+		require.True(t, ok, "srvr parses on server %d", i+1)
+		want := zk.ModeFollower
+		if i == leader {
+			want = zk.ModeLeader
+		}
+		require.Equal(t, want, stats[0].Mode, "server %d", i+1)
+	}
+	mntr := fourLetterWord(t, c.Servers[leader].Addr(), "mntr")
+	require.Contains(t, mntr, "zk_server_state\tleader\n")
+	require.Contains(t, mntr, "zk_learners\t2\n")
+	require.Contains(t, mntr, "zk_synced_followers\t2\n")
+	require.Contains(t, mntr, "zk_quorum_size\t3\n")
+	require.Contains(t, fourLetterWord(t, c.Servers[(leader+1)%3].Addr(), "mntr"), "zk_server_state\tfollower\n")
+}
+
+func fourLetterWord(t *testing.T, addr, cmd string) string {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = nc.Write([]byte(cmd))
+	require.NoError(t, err)
+	b, err := io.ReadAll(nc)
+	require.NoError(t, err)
+	return string(b)
 }

@@ -230,6 +230,20 @@ func (s *Server) writeMntr(w io.Writer) {
 		{"zk_epoch", s.node.Epoch()},
 		{"zk_goroutines", runtime.NumGoroutine()},
 	}
+	if s.mode() == "leader" {
+		m := s.node.Members()
+		rows = append(rows, []struct {
+			k string
+			v any
+		}{
+			{"zk_learners", m.Followers + m.Observers},
+			{"zk_synced_followers", m.SyncedFollowers},
+			{"zk_synced_non_voting_followers", 0},
+			{"zk_synced_observers", m.SyncedObservers},
+			{"zk_pending_syncs", 0},
+			{"zk_quorum_size", m.Followers + 1},
+		}...)
+	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%v\n", r.k, r.v)
 	}
