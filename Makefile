@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet fmtcheck fuzz soak ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -27,6 +27,10 @@ fuzz:
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzReadFrame -fuzztime 30s
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
+
+# The linearizability check under leader kills, for longer than CI runs it.
+soak:
+	ZKRAFT_SOAK=$${ZKRAFT_SOAK:-2m} $(GO) test -race -count=1 -timeout 30m -run Linearizable -v ./integration/
 
 # A three-node ensemble on this machine: run each in its own terminal.
 # Each writes its myid into /tmp/zkraft-ensemble/N, as ZooKeeper expects.
