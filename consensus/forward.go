@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -43,7 +44,7 @@ type forwardServer struct {
 }
 
 func startForwardServer(n *Node, addr string) (*forwardServer, error) {
-	ln, err := net.Listen("tcp", addr)
+	ln, err := n.network.Listen(addr)
 	if err != nil {
 		return nil, err
 	}
@@ -228,7 +229,7 @@ func (c *forwardClient) connLocked() (net.Conn, error) {
 	if !ok {
 		return nil, ErrNotLeader
 	}
-	nc, err := net.Dial("tcp", peer.ForwardAddr)
+	nc, err := c.n.network.Dial(peer.ForwardAddr, 5*time.Second)
 	if err != nil {
 		return nil, ErrNotLeader
 	}

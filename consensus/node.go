@@ -58,6 +58,8 @@ type Config struct {
 	// SnapshotThreshold is the number of log entries between snapshots
 	// (ZooKeeper's snapCount); 0 keeps Raft's default.
 	SnapshotThreshold int
+	// Network carries the ensemble's traffic; nil means TCP.
+	Network Network
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -72,6 +74,7 @@ type Node struct {
 	fwdCli    *forwardClient
 	onTouch   func(ids []int64)
 	health    *peerHealth
+	network   Network
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -86,7 +89,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}}
+	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network}
+	if n.network == nil {
+		n.network = TCP{}
+	}
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {
 		err = n.bootstrapOnce(rc, conf)
@@ -156,7 +162,7 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if self == nil {
 		return conf, fmt.Errorf("server %s is not among the ensemble's servers", rc.LocalID)
 	}
-	trans, err := raft.NewTCPTransportWithLogger(self.RaftAddr, nil, 3, 10*time.Second, rc.Logger)
+	trans, err := newRaftTransport(n.network, self.RaftAddr, rc)
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}

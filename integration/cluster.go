@@ -3,6 +3,7 @@ package integration
 import (
 	"context"
 	"fmt"
+	"math/rand"
 	"net"
 	"path/filepath"
 	"testing"
@@ -19,6 +20,8 @@ type Cluster struct {
 	t       testing.TB
 	cfgs    []server.Config
 	Servers []*server.Server // nil while stopped
+	// Net carries the servers' traffic to each other; see Partition.
+	Net *FaultNetwork
 }
 
 // StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
@@ -30,7 +33,7 @@ func StartCluster(t testing.TB, n int) *Cluster {
 	for i := 1; i <= n; i++ {
 		lines[int64(i)] = fmt.Sprintf("127.0.0.1:%d:%d", freePort(t), freePort(t))
 	}
-	c := &Cluster{t: t, Servers: make([]*server.Server, n)}
+	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: newFaultNetwork()}
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
 		cfg := server.DefaultConfig()
@@ -53,7 +56,7 @@ func StartCluster(t testing.TB, n int) *Cluster {
 
 func (c *Cluster) start(i int) {
 	c.t.Helper()
-	s, err := server.New(c.cfgs[i])
+	s, err := server.New(c.cfgs[i], server.WithNetwork(c.Net.For(i)))
 	if err != nil {
 		c.t.Fatalf("integration: server %d: %v", i+1, err)
 	}
@@ -79,25 +82,58 @@ func (c *Cluster) Leader() int {
 // server knows a leader, and returns the leader's index.
 func (c *Cluster) WaitForLeader() int {
 	c.t.Helper()
+	var running []int
+	for i, s := range c.Servers {
+		if s != nil {
+			running = append(running, i)
+		}
+	}
+	return c.WaitForLeaderAmong(running...)
+}
+
+// WaitForLeaderAmong waits until exactly one of the given servers leads
+// and the others follow it, and returns the leader's index. Use it while
+// other servers are partitioned away.
+func (c *Cluster) WaitForLeaderAmong(idx ...int) int {
+	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		if l := c.Leader(); l >= 0 && c.allSeeLeader() {
-			return l
+		leader, following := -1, 0
+		for _, i := range idx {
+			switch c.Servers[i].Role() {
+			case "leader":
+				leader = i
+			case "follower", "observer":
+				following++
+			}
+		}
+		if leader >= 0 && following == len(idx)-1 {
+			return leader
 		}
 		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
 	}
-	c.t.Fatalf("integration: no leader within 20s")
+	c.t.Fatalf("integration: no leader among %v within 20s", idx)
 	return -1
 }
 
-func (c *Cluster) allSeeLeader() bool {
-	for _, s := range c.Servers {
-		if s != nil && s.Role() == "looking" {
-			return false
+// WaitForRole waits until server i reports role (e.g. "looking" once a
+// partition has cut it off, "follower" once healed).
+func (c *Cluster) WaitForRole(i int, role string) {
+	c.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for c.Servers[i].Role() != role {
+		if time.Now().After(deadline) {
+			c.t.Fatalf("integration: server %d is %s, not %s, after 20s", i+1, c.Servers[i].Role(), role)
 		}
+		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
 	}
-	return true
 }
+
+// Partition cuts the links between the given groups of server indexes.
+func (c *Cluster) Partition(groups ...[]int) { c.Net.Partition(groups...) }
+
+// Heal restores every link between servers.
+func (c *Cluster) Heal() { c.Net.Heal() }
 
 // Stop closes server i (a clean shutdown; its data stays on disk).
 func (c *Cluster) Stop(i int) {
@@ -144,10 +180,17 @@ func (c *Cluster) Close() {
 
 func freePort(t testing.TB) int {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("integration: free port: %v", err)
+	// Ports below the kernel's ephemeral range (32768 and up) are never
+	// handed out as the local port of an outgoing connection, so one that
+	// is free now stays free until the server binds it.
+	for try := 0; try < 1000; try++ {
+		port := 20000 + rand.Intn(12000)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
+		if err == nil {
+			ln.Close()
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	t.Fatal("no free port in 20000-31999")
+	return 0
 }

@@ -26,6 +26,10 @@ type Option func(*Server)
 // with clock (a session.FakeClock in tests).
 func WithClock(c session.Clock) Option { return func(s *Server) { s.clock = c } }
 
+// WithNetwork makes an ensemble member reach its peers through nw (a
+// fault-injecting network in tests); the default is TCP.
+func WithNetwork(nw consensus.Network) Option { return func(s *Server) { s.network = nw } }
+
 // WithLogger sets the server's logger; the default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
@@ -43,6 +47,7 @@ type Server struct {
 	stats   stats
 	started time.Time
 	done    chan struct{} // closed by Close
+	network consensus.Network
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -104,6 +109,7 @@ func (s *Server) Start(ctx context.Context) error {
 			SnapshotRetain: max(s.cfg.SnapRetainCount, 3),
 		},
 		SnapshotThreshold: s.cfg.SnapCount,
+		Network:           s.network,
 	})
 	if err != nil {
 		return err

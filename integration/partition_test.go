@@ -1,0 +1,101 @@
+package integration
+
+import (
+	"errors"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// others returns the indexes of a 3-node cluster other than i.
+func others(i int) []int { return []int{(i + 1) % 3, (i + 2) % 3} }
+
+func TestPartition_IsolatedLeaderStepsDownAndRejoins(t *testing.T) {
+	c := StartCluster(t, 3)
+	old := c.Leader()
+	majority := others(old)
+	cl, _ := c.Connect(t)
+	acl := zk.WorldACL(zk.PermAll)
+	_, err := cl.Create("/p", []byte("before"), 0, acl)
+	require.NoError(t, err)
+
+	start := time.Now()
+	c.Partition([]int{old}, majority)
+	newLeader := c.WaitForLeaderAmong(majority...)
+	elected := time.Since(start)
+	c.WaitForRole(old, "looking")
+	t.Logf("partition: new leader after %v (tick 100 ms), old leader looking after %v", elected.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+
+	// The majority carries on; the client moves there if it was on the old leader.
+	_, err = cl.Set("/p", []byte("during"), -1)
+	require.NoError(t, err)
+	// The cut-off server serves no one: a handshake gets no answer.
+	requireRefused(t, c.Servers[old].Addr())
+
+	c.Heal()
+	c.WaitForRole(old, "follower")
+	require.Equal(t, newLeader, c.Leader(), "the majority's leader keeps leading")
+	back, _ := c.Connect(t, c.Servers[old].Addr())
+	_, err = back.Sync("/p")
+	require.NoError(t, err)
+	data, _, err := back.Get("/p")
+	require.NoError(t, err)
+	require.Equal(t, "during", string(data), "the healed server caught up")
+}
+
+func TestPartition_MinorityFollowerDropsClientsWhoMoveOn(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	lonely := (leader + 1) % 3
+	cl, events := c.Connect(t, c.Servers[lonely].Addr(), c.Servers[leader].Addr(), c.Servers[(leader+2)%3].Addr())
+	for !c.Servers[lonely].HasSession(cl.SessionID()) {
+		// go-zookeeper shuffles its list: reconnect until it sits on the lonely follower.
+		c.Servers[c.serverOf(cl.SessionID())].DropConnection(cl.SessionID())
+		waitState(t, events, zk.StateHasSession)
+	}
+	sid := cl.SessionID()
+	_, err := cl.Create("/e", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	c.Partition([]int{lonely}, others(lonely))
+	c.WaitForRole(lonely, "looking")
+	// The follower without quorum drops its client, which resumes its
+	// session on the majority with its ephemeral.
+	waitState(t, events, zk.StateDisconnected)
+	waitState(t, events, zk.StateHasSession)
+	require.Equal(t, sid, cl.SessionID())
+	ok, _, err := cl.Exists("/e")
+	require.NoError(t, err)
+	require.True(t, ok)
+	c.Heal()
+}
+
+// serverOf returns the index of the server holding the session's connection.
+func (c *Cluster) serverOf(sid int64) int {
+	for i, s := range c.Servers {
+		if s != nil && s.HasSession(sid) {
+			return i
+		}
+	}
+	return -1
+}
+
+// requireRefused asserts a server closes a new client's handshake unanswered.
+func requireRefused(t *testing.T, addr string) {
+	t.Helper()
+	nc, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer nc.Close()
+	nc.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = nc.Write(wire.AppendFrame(nil, &wire.ConnectRequest{TimeOut: 4000, Passwd: make([]byte, 16)}))
+	require.NoError(t, err)
+	_, err = wire.ReadFrame(nc, wire.DefaultMaxBuffer, nil)
+	require.Error(t, err, "a server without quorum must not create sessions")
+	var ne net.Error
+	require.False(t, errors.As(err, &ne) && ne.Timeout(), "closed, not left hanging")
+}
