@@ -24,14 +24,29 @@ type Cluster struct {
 	Net *FaultNetwork
 }
 
+// ClusterOption configures StartCluster.
+type ClusterOption func(*clusterOptions)
+
+type clusterOptions struct{ observers int }
+
+// WithObservers makes the last k servers observers (Raft non-voters).
+func WithObservers(k int) ClusterOption { return func(o *clusterOptions) { o.observers = k } }
+
 // StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
-// free ports, a 100 ms tick and sessions of at most 4 s, and stops it when the test ends. It returns
-// once a leader is elected.
-func StartCluster(t testing.TB, n int) *Cluster {
+// free ports, a 100 ms tick and sessions of at most 4 s, and stops it when
+// the test ends. It returns once a leader is elected.
+func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 	t.Helper()
+	var o clusterOptions
+	for _, fn := range opts {
+		fn(&o)
+	}
 	lines := make(map[int64]string, n)
 	for i := 1; i <= n; i++ {
 		lines[int64(i)] = fmt.Sprintf("127.0.0.1:%d:%d", freePort(t), freePort(t))
+		if i > n-o.observers {
+			lines[int64(i)] += ":observer"
+		}
 	}
 	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: newFaultNetwork()}
 	dir := t.TempDir()

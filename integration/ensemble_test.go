@@ -178,3 +178,21 @@ func fourLetterWord(t *testing.T, addr, cmd string) string {
 	require.NoError(t, err)
 	return string(b)
 }
+
+func TestEnsemble_ObserverServesWithoutVoting(t *testing.T) {
+	c := StartCluster(t, 3, WithObservers(1))
+	obs := 2
+	c.WaitForRole(obs, "observer")
+	require.NotEqual(t, obs, c.Leader(), "an observer never leads")
+	cl, _ := c.Connect(t, c.Servers[obs].Addr())
+	_, err := cl.Create("/via-observer", []byte("x"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err, "writes through an observer are forwarded")
+	data, _, err := cl.Get("/via-observer")
+	require.NoError(t, err)
+	require.Equal(t, "x", string(data))
+	// go-zookeeper's FLWSrvr knows no observer mode; read srvr's text.
+	require.Contains(t, fourLetterWord(t, c.Servers[obs].Addr(), "srvr"), "Mode: observer\n")
+	mntr := fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr")
+	require.Contains(t, mntr, "zk_synced_observers\t1\n")
+	require.Contains(t, mntr, "zk_quorum_size\t2\n")
+}
