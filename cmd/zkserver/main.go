@@ -1,9 +1,3 @@
-// Command zkserver runs a zkraft server.
-//
-// With no arguments it serves an in-memory standalone server on
-// 127.0.0.1:2181. With one argument, the path of a zoo.cfg, it reads the
-// standard ZooKeeper keys from it, as zkServer.sh start-foreground would.
-// It stops cleanly on SIGINT and SIGTERM.
 package main
 
 import (
