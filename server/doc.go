@@ -25,6 +25,10 @@
 // briefly; nothing that holds Server.mu or watchManager.mu takes the state
 // lock, and nothing under the state lock blocks on a socket.
 //
+// In an ensemble the leader alone runs the session expiry tracker and the
+// container reaper (leadership.go); followers report the sessions they saw
+// alive every tick, and a server that knows no leader drops its clients.
+//
 // The package holds no tree semantics (see datatree) and does not touch Raft
 // directly (see consensus).
 package server
