@@ -41,6 +41,9 @@ type fsm struct {
 	counter uint32 // commands applied in that term
 	hook    ApplyHook
 
+	config     []byte // ensemble membership for /zookeeper/config; nil standalone
+	configTime int64  // when it was installed (ms)
+
 	self    int64          // this server's id: commands it proposed carry it as Origin
 	waiters *waitRegistry  // its proposals waiting for their local apply
 	applied *appliedSignal // wakes sync waiters
@@ -151,6 +154,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer f.mu.Unlock()
 	f.term, f.counter = uint64(term), uint32(counter)
 	f.st = State{Tree: tree, Sessions: sessions, LastZxid: last}
+	f.installConfig()
 	return nil
 }
 
@@ -165,3 +169,12 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 }
 
 func (s *snapshot) Release() {}
+
+// installConfig puts this server's view of the membership in
+// /zookeeper/config (ZooKeeper's initConfigInZKDatabase); callers hold mu
+// or own the FSM exclusively.
+func (f *fsm) installConfig() {
+	if f.config != nil {
+		f.st.Tree.SetConfig(f.config, 0, f.configTime)
+	}
+}

@@ -60,6 +60,10 @@ type Config struct {
 	SnapshotThreshold int
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
+	// Membership is the text /zookeeper/config holds in an ensemble, and
+	// MembershipTime its mtime (ms).
+	Membership     []byte
+	MembershipTime int64
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -93,6 +97,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.network == nil {
 		n.network = TCP{}
 	}
+	n.fsm.config, n.fsm.configTime = cfg.Membership, cfg.MembershipTime
+	n.fsm.installConfig()
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {
 		err = n.bootstrapOnce(rc, conf)

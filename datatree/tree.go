@@ -217,3 +217,12 @@ func (t *Tree) NodeCount() int { return t.count + 1 }
 // len(path) (in UTF-16 units, as Java's String.length) plus len(data). The
 // root counts as "/" (1); a fresh tree reports 44.
 func (t *Tree) ApproximateDataSize() int64 { return t.dataSize }
+
+// SetConfig installs the ensemble's membership text in /zookeeper/config as
+// ZooKeeper does when a quorum server starts (outside the log): the data,
+// version -1, mzxid = the configuration's version (0 for a static zoo.cfg)
+// and mtime = time. A standalone server leaves the node empty.
+func (t *Tree) SetConfig(data []byte, configVersion, time int64) {
+	n := t.lookup(configPath)
+	t.setData(configPath, n, data, -1, configVersion, time)
+}

@@ -230,3 +230,14 @@ func TestEventsCarryTheNodeACL(t *testing.T) {
 	require.True(t, ACLAllows(secret, wire.PermRead, []wire.Id{{Scheme: "digest", ID: "u:h"}}))
 	require.False(t, ACLAllows(secret, wire.PermRead, []wire.Id{{Scheme: "ip", ID: "127.0.0.1"}}))
 }
+
+func TestSetConfig(t *testing.T) {
+	e := newEnv(t, Config{})
+	e.tr.SetConfig([]byte("server.1=h:1:2:participant\nversion=0"), 0, 777)
+	data, st, err := e.tr.GetData("/zookeeper/config")
+	require.NoError(t, err)
+	require.Equal(t, "server.1=h:1:2:participant\nversion=0", string(data))
+	require.Equal(t, int32(-1), st.Version)
+	require.Equal(t, int64(0), st.Mzxid)
+	require.Equal(t, int64(777), st.Mtime)
+}

@@ -3,6 +3,7 @@ package integration
 import (
 	"io"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -195,4 +196,17 @@ func TestEnsemble_ObserverServesWithoutVoting(t *testing.T) {
 	mntr := fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr")
 	require.Contains(t, mntr, "zk_synced_observers\t1\n")
 	require.Contains(t, mntr, "zk_quorum_size\t2\n")
+}
+
+func TestEnsemble_ZookeeperConfigHoldsMembership(t *testing.T) {
+	c := StartCluster(t, 3, WithObservers(1))
+	cl, _ := c.Connect(t)
+	data, st, err := cl.Get("/zookeeper/config")
+	require.NoError(t, err)
+	lines := strings.Split(string(data), "\n")
+	require.Len(t, lines, 4)
+	require.Regexp(t, `^server\.1=127\.0\.0\.1:\d+:\d+:participant$`, lines[0])
+	require.Regexp(t, `^server\.3=127\.0\.0\.1:\d+:\d+:observer$`, lines[2])
+	require.Equal(t, "version=0", lines[3])
+	require.Equal(t, int32(-1), st.Version, "as ZooKeeper's initConfigInZKDatabase leaves it")
 }

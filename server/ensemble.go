@@ -54,3 +54,34 @@ func parseServerLine(id int64, line string) (consensus.Peer, error) {
 	}
 	return p, nil
 }
+
+// membership is the text ZooKeeper keeps in /zookeeper/config for a static
+// configuration: one server.N line per member as host:peerPort:electionPort
+// :participant|observer, with ;clientAddress:port only where the server.N
+// line gave one, then the configuration's version (0, in hex).
+func (c Config) membership() []byte {
+	var b strings.Builder
+	ids := make([]int64, 0, len(c.Servers))
+	for id := range c.Servers {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	for _, id := range ids {
+		addr, client, hasClient := strings.Cut(c.Servers[id], ";")
+		parts := strings.Split(strings.TrimSpace(addr), ":")
+		role := "participant"
+		if len(parts) == 4 {
+			role = parts[3]
+		}
+		fmt.Fprintf(&b, "server.%d=%s:%s:%s:%s", id, parts[0], parts[1], parts[2], role)
+		if client = strings.TrimSpace(client); hasClient && client != "" {
+			if !strings.Contains(client, ":") {
+				client = "0.0.0.0:" + client
+			}
+			b.WriteString(";" + client)
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("version=0")
+	return []byte(b.String())
+}
