@@ -27,10 +27,18 @@ type Cluster struct {
 // ClusterOption configures StartCluster.
 type ClusterOption func(*clusterOptions)
 
-type clusterOptions struct{ observers int }
+type clusterOptions struct {
+	observers int
+	edit      func(*server.Config)
+}
 
 // WithObservers makes the last k servers observers (Raft non-voters).
 func WithObservers(k int) ClusterOption { return func(o *clusterOptions) { o.observers = k } }
+
+// WithServerConfig lets a test adjust every server's configuration.
+func WithServerConfig(fn func(*server.Config)) ClusterOption {
+	return func(o *clusterOptions) { o.edit = fn }
+}
 
 // StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
 // free ports, a 100 ms tick and sessions of at most 4 s, and stops it when
@@ -59,6 +67,9 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 		cfg.MaxSessionTimeout = 4 * time.Second
 		cfg.DataDir = filepath.Join(dir, fmt.Sprint(i))
 		cfg.ForceSync = false
+		if o.edit != nil {
+			o.edit(&cfg)
+		}
 		c.cfgs = append(c.cfgs, cfg)
 	}
 	for i := range c.cfgs {

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -98,4 +99,53 @@ func requireRefused(t *testing.T, addr string) {
 	require.Error(t, err, "a server without quorum must not create sessions")
 	var ne net.Error
 	require.False(t, errors.As(err, &ne) && ne.Timeout(), "closed, not left hanging")
+}
+
+func TestPartition_ReadOnlyModeServesReadsWithoutQuorum(t *testing.T) {
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) { cfg.ReadOnlyMode = true }))
+	leader := c.Leader()
+	lonely := (leader + 1) % 3
+	w, _ := c.Connect(t)
+	_, err := w.Create("/ro", []byte("data"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	_, err = w.Sync("/ro")
+	require.NoError(t, err)
+	back, _ := c.Connect(t, c.Servers[lonely].Addr())
+	_, err = back.Sync("/ro") // the lonely follower has applied /ro
+	require.NoError(t, err)
+
+	c.Partition([]int{lonely}, others(lonely))
+	c.WaitForRole(lonely, "looking")
+	addr := c.Servers[lonely].Addr()
+	require.Equal(t, "ro", fourLetterWord(t, addr, "isro"))
+	require.Contains(t, fourLetterWord(t, addr, "srvr"), "Mode: read-only\n")
+
+	// A client that does not accept read-only service is refused...
+	requireRefused(t, addr)
+	// ...one that does is served reads, and writes get NOTREADONLY.
+	rc, err := dialRaw(addr)
+	require.NoError(t, err)
+	defer rc.Close()
+	resp, err := rc.Handshake(wire.ConnectRequest{TimeOut: 4000, Passwd: make([]byte, 16), ReadOnly: true, HasReadOnly: true})
+	require.NoError(t, err)
+	require.True(t, resp.ReadOnly && resp.HasReadOnly, "the server says it is read-only")
+	require.NotZero(t, resp.SessionID)
+	var got wire.GetDataResponse
+	r, err := rc.Call(wire.OpGetData, &wire.PathWatchRequest{Path: "/ro"}, &got)
+	require.NoError(t, err)
+	require.Equal(t, wire.CodeOK, r.Hdr.Err)
+	require.Equal(t, "data", string(got.Data))
+	r, err = rc.Call(wire.OpCreate, &wire.CreateRequest{Path: "/nope", ACL: wire.OpenACLUnsafe}, nil)
+	require.NoError(t, err)
+	require.Equal(t, wire.CodeNotReadOnly, r.Hdr.Err)
+	r, err = rc.Call(wire.OpSync, &wire.PathRequest{Path: "/"}, nil)
+	require.NoError(t, err)
+	require.Equal(t, wire.CodeNotReadOnly, r.Hdr.Err)
+
+	// When the quorum is back the read-only client is dropped.
+	c.Heal()
+	c.WaitForRole(lonely, "follower")
+	_, closed, _ := rc.WaitClosed(10 * time.Second)
+	require.True(t, closed, "read-only connections end when the quorum returns")
+	require.Equal(t, "rw", fourLetterWord(t, addr, "isro"))
 }

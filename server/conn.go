@@ -27,6 +27,7 @@ type conn struct {
 
 	session   atomic.Int64
 	closing   atomic.Bool  // the client sent closeSession
+	readOnly  atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
 	timeout   atomic.Int32 // negotiated ms
 	authMu    sync.Mutex
 	auth      []wire.Id

@@ -38,7 +38,13 @@ var fourLetterCommands = map[string]func(s *Server, w io.Writer){
 	"wchc": (*Server).writeWchc,
 	"wchp": (*Server).writeWchp,
 	"dump": (*Server).writeDump,
-	"isro": func(_ *Server, w io.Writer) { io.WriteString(w, "rw") },
+	"isro": func(s *Server, w io.Writer) {
+		if s.readOnlyMode() {
+			io.WriteString(w, "ro")
+		} else {
+			io.WriteString(w, "rw")
+		}
+	},
 	"dirs": func(s *Server, w io.Writer) {
 		data, log := s.dirSizes()
 		fmt.Fprintf(w, "datadir_size: %d\nlogdir_size: %d\n", data, log)
@@ -59,7 +65,7 @@ func (s *Server) fourLetter(nc net.Conn, cmd string) {
 		fmt.Fprintf(nc, "%s is not executed because it is not in the whitelist.\n", cmd)
 		return
 	}
-	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.node.HasLeader() {
+	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.node.HasLeader() && !s.readOnlyMode() {
 		io.WriteString(nc, "This ZooKeeper instance is not currently serving requests\n")
 		return
 	}
@@ -68,8 +74,14 @@ func (s *Server) fourLetter(nc net.Conn, cmd string) {
 	io.WriteString(nc, b.String())
 }
 
-// mode is the Mode line of srvr: standalone, leader, follower or observer.
-func (s *Server) mode() string { return s.node.Role() }
+// mode is the Mode line of srvr: standalone, leader, follower, observer,
+// or read-only while serving read-only clients without a quorum.
+func (s *Server) mode() string {
+	if s.readOnlyMode() {
+		return "read-only"
+	}
+	return s.node.Role()
+}
 
 func (s *Server) nodeCount() (n int, zxid int64) {
 	s.node.Read(func(st *consensus.State) { n, zxid = st.Tree.NodeCount(), st.LastZxid })
@@ -85,6 +97,9 @@ func (s *Server) outstanding() int {
 }
 
 func (s *Server) writeServerStats(w io.Writer, clients bool) {
+	if s.readOnlyMode() {
+		io.WriteString(w, "READ-ONLY mode; serving only read-only clients\n")
+	}
 	fmt.Fprintf(w, "Zookeeper version: %s, built on %s\n", Version, buildStamp)
 	all := s.connections()
 	if clients {

@@ -123,8 +123,10 @@ func (s *Server) watchRole(done <-chan struct{}) {
 			}
 		case <-tick.C:
 			s.node.Touch(s.touched.drain())
-			if !s.node.HasLeader() {
-				s.dropClients("no quorum")
+			if s.node.HasLeader() {
+				s.dropClients("quorum is back", (*conn).isReadOnly)
+			} else {
+				s.dropClients("no quorum", (*conn).isReadWrite)
 			}
 		case <-done:
 			return
@@ -132,14 +134,22 @@ func (s *Server) watchRole(done <-chan struct{}) {
 	}
 }
 
-// dropClients closes every client connection.
-func (s *Server) dropClients(reason string) {
-	conns := s.sessionConns()
-	if len(conns) == 0 {
+// dropClients closes the client connections that match.
+func (s *Server) dropClients(reason string, match func(*conn) bool) {
+	var drop []*conn
+	for _, c := range s.sessionConns() {
+		if match(c) {
+			drop = append(drop, c)
+		}
+	}
+	if len(drop) == 0 {
 		return
 	}
-	s.log.Warn("closing client connections", "reason", reason, "count", len(conns))
-	for _, c := range conns {
+	s.log.Warn("closing client connections", "reason", reason, "count", len(drop))
+	for _, c := range drop {
 		c.close()
 	}
 }
+
+func (c *conn) isReadOnly() bool  { return c.readOnly.Load() }
+func (c *conn) isReadWrite() bool { return !c.readOnly.Load() }

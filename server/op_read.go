@@ -153,6 +153,9 @@ const syncTimeout = 30 * time.Second
 // prepareSync brings this server up to everything the leader had appended
 // when the sync reached it, so the reads after it are current.
 func prepareSync(c *conn, _ wire.Record) error {
+	if c.readOnly.Load() {
+		return wire.CodeNotReadOnly // sync needs the leader
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
 	defer cancel()
 	if err := c.srv.node.Sync(ctx); err != nil {

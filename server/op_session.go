@@ -24,7 +24,11 @@ func sessionOps() map[wire.Op]handler {
 // whether the connection continues.
 func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	if !s.node.HasLeader() {
-		// Not part of a working quorum: ZooKeeper is not serving either.
+		// Not part of a working quorum: ZooKeeper serves only read-only
+		// clients then, and only with readonlymode.enabled.
+		if s.cfg.ReadOnlyMode && req.HasReadOnly && req.ReadOnly {
+			return s.connectReadOnly(c, req)
+		}
 		return false
 	}
 	if req.LastZxidSeen > s.node.LastZxid() {
@@ -60,6 +64,30 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 		return false
 	}
 	return c.writeFrame(&resp) == nil
+}
+
+// connectReadOnly admits a client that accepts read-only service while
+// this server has no quorum. Its session is local: a known session keeps
+// its id, a new one gets an id no other server knows, and nothing goes
+// through the log. The connection is closed when the quorum returns.
+func (s *Server) connectReadOnly(c *conn, req *wire.ConnectRequest) bool {
+	timeout := session.Negotiate(req.TimeOut, millis(s.cfg.MinSession()), millis(s.cfg.MaxSession()))
+	id := req.SessionID
+	if id == 0 || !s.sessionValid(id, req.Passwd) {
+		id = s.ids.Next()
+	}
+	c.readOnly.Store(true)
+	c.session.Store(id)
+	c.timeout.Store(timeout)
+	s.bind(c, id)
+	resp := wire.ConnectResponse{TimeOut: timeout, SessionID: id, Passwd: session.Password(id), ReadOnly: true, HasReadOnly: true}
+	return c.writeFrame(&resp) == nil
+}
+
+// readOnlyMode reports whether this server serves read-only clients now:
+// it is configured to, belongs to an ensemble and has lost its quorum.
+func (s *Server) readOnlyMode() bool {
+	return s.cfg.ReadOnlyMode && s.cfg.ensemble() && !s.node.HasLeader()
 }
 
 // track arms the expiry of a new session, or refreshes a reconnecting one
@@ -123,7 +151,7 @@ func (s *Server) bind(c *conn, id int64) {
 // touch keeps the connection's session alive; any packet counts.
 func (s *Server) touch(c *conn) {
 	id := c.sessionID()
-	if id == 0 {
+	if id == 0 || c.readOnly.Load() {
 		return
 	}
 	if t := s.currentTracker(); t != nil {
@@ -184,6 +212,12 @@ func (s *Server) onApply(a *consensus.Applied) {
 // handleCloseSession proposes the close; the reply is the connection's last.
 func handleCloseSession(c *conn, xid int32, _ wire.Record) *pending {
 	c.closing.Store(true)
+	if c.readOnly.Load() {
+		// A read-only session is local: closing it is closing the connection.
+		p := readyReply(xid, wire.OpCloseSession, c.srv.node.LastZxid(), nil)
+		p.final = true
+		return p
+	}
 	cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: c.sessionID(), Time: c.srv.nowMillis()}
 	return &pending{
 		xid: xid, op: wire.OpCloseSession, start: time.Now(), final: true,

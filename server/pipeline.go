@@ -99,6 +99,8 @@ func (c *conn) dispatch(frame []byte) *pending {
 	}
 	p := &pending{xid: hdr.Xid, op: hdr.Type, start: time.Now(), req: rec}
 	switch {
+	case h.kind == kindWrite && c.readOnly.Load():
+		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeNotReadOnly)
 	case h.kind == kindWrite:
 		p.fut = c.srv.node.ProposeAsync(c.writeCommand(h, hdr.Type, rec, decodeErr))
 		p.respond = h.respond
