@@ -51,7 +51,7 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 	}
 	lines := make(map[int64]string, n)
 	for i := 1; i <= n; i++ {
-		lines[int64(i)] = fmt.Sprintf("127.0.0.1:%d:%d", freePort(t), freePort(t))
+		lines[int64(i)] = fmt.Sprintf("127.0.0.1:%d:%d", FreePort(t), FreePort(t))
 		if i > n-o.observers {
 			lines[int64(i)] += ":observer"
 		}
@@ -204,7 +204,9 @@ func (c *Cluster) Close() {
 	}
 }
 
-func freePort(t testing.TB) int {
+// FreePort returns a loopback port that is free now and will stay free for
+// a while, for configuring servers that must know their ports in advance.
+func FreePort(t testing.TB) int {
 	t.Helper()
 	// Ports below the kernel's ephemeral range (32768 and up) are never
 	// handed out as the local port of an outgoing connection, so one that

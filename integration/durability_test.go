@@ -17,7 +17,7 @@ func TestRestartRecoversEverything(t *testing.T) {
 	for _, snapshot := range []bool{false, true} {
 		name := map[bool]string{false: "log only", true: "snapshot and log"}[snapshot]
 		t.Run(name, func(t *testing.T) {
-			dir, port := t.TempDir(), freePort(t)
+			dir, port := t.TempDir(), FreePort(t)
 			durable := WithConfig(func(c *server.Config) { c.DataDir, c.ClientPort = dir, port })
 			s1 := StartServer(t, durable)
 			c, events := s1.Connect(t)

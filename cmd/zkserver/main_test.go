@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"math/rand"
 	"net"
 	"os"
 	"os/exec"
@@ -15,6 +14,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/integration"
 )
 
 // buildServer compiles zkserver once per test binary.
@@ -26,22 +27,7 @@ func buildServer(t *testing.T) string {
 	return bin
 }
 
-func freePort(t testing.TB) int {
-	t.Helper()
-	// Ports below the kernel's ephemeral range (32768 and up) are never
-	// handed out as the local port of an outgoing connection, so one that
-	// is free now stays free until the server binds it.
-	for try := 0; try < 1000; try++ {
-		port := 20000 + rand.Intn(12000)
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			ln.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port in 20000-31999")
-	return 0
-}
+func freePort(t testing.TB) int { return integration.FreePort(t) }
 
 func writeCfg(t *testing.T, body string) string {
 	t.Helper()
