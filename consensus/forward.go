@@ -21,7 +21,7 @@ const (
 	fwdTouch    int32 = 2  // follower → leader: session ids seen alive
 	fwdSync     int32 = 3  // follower → leader: seq
 	fwdResult   int32 = 11 // leader → follower: seq, result code
-	fwdSyncDone int32 = 13 // leader → follower: seq, leader's last log index
+	fwdSyncDone int32 = 13 // leader → follower: seq, result code, leader's last log index
 )
 
 // Result codes of fwdResult.
@@ -127,7 +127,12 @@ func (fs *forwardServer) handle(nc net.Conn) {
 		case fwdTouch:
 			fs.n.handleTouch(decodeIDs(d))
 		case fwdSync:
-			replies <- fwdReply{seq: uint64(d.Long()), sync: true, index: fs.n.raft.LastIndex()}
+			r := fwdReply{seq: uint64(d.Long()), sync: true, code: fwdNotLeader}
+			if fs.n.raft.State() == raft.Leader {
+				// Only a leader's last index bounds what is committed.
+				r.code, r.index = fwdOK, fs.n.raft.LastIndex()
+			}
+			replies <- r
 		default:
 			return
 		}
@@ -140,6 +145,7 @@ func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
 		if r.sync {
 			e.Int(fwdSyncDone)
 			e.Long(int64(r.seq))
+			e.Int(r.code)
 			e.Long(int64(r.index))
 		} else {
 			e.Int(fwdResult)
@@ -330,8 +336,13 @@ func (c *forwardClient) dispatch(d *wire.Decoder) {
 			c.n.fsm.waiters.deliver(seq, outcome{err: ErrNotLeader})
 		}
 	case fwdSyncDone:
+		code, index := d.Int(), uint64(d.Long())
 		if ch := c.syncs[seq]; ch != nil {
-			ch <- syncResult{index: uint64(d.Long())}
+			if code == fwdOK {
+				ch <- syncResult{index: index}
+			} else {
+				ch <- syncResult{err: ErrNotLeader}
+			}
 			delete(c.syncs, seq)
 		}
 	}
