@@ -132,7 +132,7 @@ func raftConfig(cfg Config) *raft.Config {
 	if len(cfg.Peers) == 0 {
 		// A single voter elects itself as soon as its heartbeat timeout
 		// fires; the minimum Raft accepts keeps start-up in milliseconds.
-		timeout = 10 * time.Millisecond
+		timeout = 5 * time.Millisecond
 	} else if timeout <= 0 {
 		timeout = time.Second
 	}
