@@ -1,6 +1,11 @@
-// Package integration holds the exported test harness (StartServer) and the
-// end-to-end, differential and fault tests that drive a whole zkraft server
-// over TCP. Nothing in the server binary depends on it.
+// Package integration holds the exported test harness and the end-to-end,
+// differential and fault tests that drive whole zkraft servers over TCP.
+// Nothing in the server binary depends on it.
+//
+// StartServer starts an in-process server (optionally on a fake clock);
+// StartCluster starts an in-process ensemble whose servers can be stopped,
+// restarted and partitioned (Cluster.Partition, Heal). The fault tests
+// include a linearizability check of histories under leader kills.
 //
 // The differential tests (TestDiff*, diff_*_test.go) run the same scenarios
 // against Apache ZooKeeper 3.8.0 from the Debian packages (see
