@@ -22,6 +22,9 @@ const (
 	// Like ZooKeeper's error txn it changes nothing but consumes a zxid, so
 	// zxids advance exactly as on a ZooKeeper server.
 	KindError Kind = 4
+	// KindConfig records a membership change (reconfig): every replica
+	// writes the new membership into /zookeeper/config.
+	KindConfig Kind = 5
 )
 
 // Command is one Raft log entry.
@@ -32,6 +35,7 @@ type Command struct {
 	Time    int64     // proposer's wall clock in ms (session kinds; KindTxn carries its own)
 	Code    wire.Code // the failure (KindError)
 	Txn     *datatree.Txn
+	Members []Peer // the new membership (KindConfig)
 
 	// Origin and Seq identify the proposal on the server that made it, so
 	// that server can answer its client when it applies the entry itself
@@ -57,6 +61,9 @@ func (c *Command) Encode(e *wire.Encoder) {
 		e.Long(c.Time)
 	case KindError:
 		e.Int(int32(c.Code))
+	case KindConfig:
+		e.Long(c.Time)
+		encodePeers(e, c.Members)
 	}
 }
 
@@ -78,6 +85,9 @@ func DecodeCommand(b []byte) (*Command, error) {
 		c.Time = d.Long()
 	case KindError:
 		c.Code = wire.Code(d.Int())
+	case KindConfig:
+		c.Time = d.Long()
+		c.Members = decodePeers(d)
 	default:
 		return nil, fmt.Errorf("consensus: unknown log entry kind %d", c.Kind)
 	}

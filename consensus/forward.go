@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"net"
 	"sync"
@@ -17,11 +18,13 @@ import (
 // saw alive and its sync requests to the leader over it. Frames are
 // wire-framed records starting with a frame type.
 const (
-	fwdPropose  int32 = 1  // follower → leader: seq, command bytes
-	fwdTouch    int32 = 2  // follower → leader: session ids seen alive
-	fwdSync     int32 = 3  // follower → leader: seq
-	fwdResult   int32 = 11 // leader → follower: seq, result code
-	fwdSyncDone int32 = 13 // leader → follower: seq, result code, leader's last log index
+	fwdPropose      int32 = 1  // follower → leader: seq, command bytes
+	fwdTouch        int32 = 2  // follower → leader: session ids seen alive
+	fwdSync         int32 = 3  // follower → leader: seq
+	fwdReconfig     int32 = 4  // follower → leader: seq, new members
+	fwdResult       int32 = 11 // leader → follower: seq, result code
+	fwdSyncDone     int32 = 13 // leader → follower: seq, result code, leader's last log index
+	fwdReconfigDone int32 = 14 // leader → follower: seq, result code
 )
 
 // Result codes of fwdResult.
@@ -92,6 +95,9 @@ type fwdReply struct {
 	code  int32            // a proposal refused at once
 	sync  bool
 	index uint64
+	// reconfig delivers the result code of a membership change run by
+	// its own goroutine.
+	reconfig chan int32
 }
 
 // handle reads one follower's frames; proposals are appended to the Raft
@@ -126,6 +132,11 @@ func (fs *forwardServer) handle(nc net.Conn) {
 			}
 		case fwdTouch:
 			fs.n.handleTouch(decodeIDs(d))
+		case fwdReconfig:
+			seq, members := uint64(d.Long()), decodePeers(d)
+			done := make(chan int32, 1)
+			go func() { done <- reconfigCode(fs.n, members) }()
+			replies <- fwdReply{seq: seq, reconfig: done}
 		case fwdSync:
 			r := fwdReply{seq: uint64(d.Long()), sync: true, code: fwdNotLeader}
 			if fs.n.raft.State() == raft.Leader {
@@ -142,7 +153,11 @@ func (fs *forwardServer) handle(nc net.Conn) {
 func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
 	for r := range replies {
 		var e wire.Encoder
-		if r.sync {
+		if r.reconfig != nil {
+			e.Int(fwdReconfigDone)
+			e.Long(int64(r.seq))
+			e.Int(<-r.reconfig)
+		} else if r.sync {
 			e.Int(fwdSyncDone)
 			e.Long(int64(r.seq))
 			e.Int(r.code)
@@ -172,6 +187,20 @@ func resultCode(r fwdReply) int32 {
 	}
 }
 
+// reconfigCode runs a follower's membership change on this leader.
+func reconfigCode(n *Node, members []Peer) int32 {
+	if n.raft.State() != raft.Leader {
+		return fwdNotLeader
+	}
+	if err := n.changeMembership(members); err != nil {
+		if errors.Is(err, ErrNotLeader) {
+			return fwdNotLeader
+		}
+		return fwdFailed
+	}
+	return fwdOK
+}
+
 func frameBytes(payload []byte) []byte {
 	out := make([]byte, 4, 4+len(payload))
 	n := len(payload)
@@ -198,15 +227,16 @@ func decodeIDs(d *wire.Decoder) []int64 {
 // forwardClient is the follower side: one connection to the current
 // leader's election port, re-dialled when the leader changes.
 type forwardClient struct {
-	n        *Node
-	mu       sync.Mutex
-	conn     net.Conn
-	leader   raft.ServerID
-	inflight map[uint64]struct{}        // proposals sent on conn, not yet answered
-	syncs    map[uint64]chan syncResult // sync requests waiting for the leader's index
-	syncSeq  uint64
-	wg       sync.WaitGroup
-	closed   bool
+	n         *Node
+	mu        sync.Mutex
+	conn      net.Conn
+	leader    raft.ServerID
+	inflight  map[uint64]struct{}        // proposals sent on conn, not yet answered
+	syncs     map[uint64]chan syncResult // sync requests waiting for the leader's index
+	syncSeq   uint64
+	reconfigs map[uint64]chan error
+	wg        sync.WaitGroup
+	closed    bool
 }
 
 type syncResult struct {
@@ -215,7 +245,8 @@ type syncResult struct {
 }
 
 func newForwardClient(n *Node) *forwardClient {
-	return &forwardClient{n: n, inflight: make(map[uint64]struct{}), syncs: make(map[uint64]chan syncResult)}
+	return &forwardClient{n: n, inflight: make(map[uint64]struct{}), syncs: make(map[uint64]chan syncResult),
+		reconfigs: make(map[uint64]chan error)}
 }
 
 // connLocked returns a connection to the current leader, dialling if needed.
@@ -231,7 +262,7 @@ func (c *forwardClient) connLocked() (net.Conn, error) {
 		return c.conn, nil
 	}
 	c.dropLocked(ErrNotLeader)
-	peer, ok := c.n.peers[id]
+	peer, ok := c.n.peer(id)
 	if !ok {
 		return nil, ErrNotLeader
 	}
@@ -259,6 +290,10 @@ func (c *forwardClient) dropLocked(err error) {
 	for seq, ch := range c.syncs {
 		ch <- syncResult{err: err}
 		delete(c.syncs, seq)
+	}
+	for seq, ch := range c.reconfigs {
+		ch <- err
+		delete(c.reconfigs, seq)
 	}
 }
 
@@ -308,6 +343,32 @@ func (c *forwardClient) leaderIndex() (<-chan syncResult, error) {
 	return ch, err
 }
 
+// ErrReconfigFailed is returned when the leader could not change the
+// membership (for example, a new member never caught up).
+var ErrReconfigFailed = errors.New("consensus: membership change failed")
+
+// reconfig asks the leader to change the membership and waits for it.
+func (c *forwardClient) reconfig(ctx context.Context, members []Peer) error {
+	ch := make(chan error, 1)
+	c.mu.Lock()
+	c.syncSeq++
+	seq := c.syncSeq
+	c.mu.Unlock()
+	var e wire.Encoder
+	e.Int(fwdReconfig)
+	e.Long(int64(seq))
+	encodePeers(&e, members)
+	if err := c.send(e.Bytes(), func() { c.reconfigs[seq] = ch }); err != nil {
+		return err
+	}
+	select {
+	case err := <-ch:
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 func (c *forwardClient) readLoop(nc net.Conn) {
 	defer c.wg.Done()
 	br := bufio.NewReader(nc)
@@ -334,6 +395,18 @@ func (c *forwardClient) dispatch(d *wire.Decoder) {
 		delete(c.inflight, seq)
 		if code := d.Int(); code != fwdOK {
 			c.n.fsm.waiters.deliver(seq, outcome{err: ErrNotLeader})
+		}
+	case fwdReconfigDone:
+		if ch := c.reconfigs[seq]; ch != nil {
+			switch d.Int() {
+			case fwdOK:
+				ch <- nil
+			case fwdNotLeader:
+				ch <- ErrNotLeader
+			default:
+				ch <- ErrReconfigFailed
+			}
+			delete(c.reconfigs, seq)
 		}
 	case fwdSyncDone:
 		code, index := d.Int(), uint64(d.Long())

@@ -41,8 +41,11 @@ type fsm struct {
 	counter uint32 // commands applied in that term
 	hook    ApplyHook
 
-	config     []byte // ensemble membership for /zookeeper/config; nil standalone
-	configTime int64  // when it was installed (ms)
+	config        []byte // ensemble membership for /zookeeper/config; nil standalone
+	configTime    int64  // when it was installed (ms)
+	configVersion int64  // zxid of the last reconfig (0: the zoo.cfg's)
+	members       []Peer // membership set by the last reconfig (nil: the zoo.cfg's)
+	onMembers     func([]Peer)
 
 	self    int64          // this server's id: commands it proposed carry it as Origin
 	waiters *waitRegistry  // its proposals waiting for their local apply
@@ -107,6 +110,15 @@ func (f *fsm) applyCommand(zxid int64, cmd *Command) datatree.Result {
 		return datatree.Result{Events: f.st.Tree.KillSession(cmd.Session, zxid)}
 	case KindError:
 		return datatree.Result{Err: cmd.Code}
+	case KindConfig:
+		f.config, f.configTime, f.configVersion = FormatMembership(cmd.Members, zxid), cmd.Time, zxid
+		f.members = cmd.Members
+		f.installConfig()
+		if f.onMembers != nil {
+			f.onMembers(cmd.Members)
+		}
+		st, _ := f.st.Tree.Stat("/zookeeper/config")
+		return datatree.Result{Stat: st}
 	default:
 		txn := cmd.Txn
 		if txn.Session != 0 {
@@ -130,6 +142,8 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	e.Long(f.st.LastZxid)
 	f.st.Sessions.Snapshot(&e)
 	f.st.Tree.Snapshot(&e)
+	e.Long(f.configVersion)
+	encodePeers(&e, f.members)
 	return &snapshot{data: e.Bytes()}, nil
 }
 
@@ -150,10 +164,21 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	if err != nil {
 		return fmt.Errorf("consensus: restore tree: %w", err)
 	}
+	configVersion, members := d.Long(), decodePeers(d)
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("consensus: restore membership: %w", err)
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.term, f.counter = uint64(term), uint32(counter)
 	f.st = State{Tree: tree, Sessions: sessions, LastZxid: last}
+	if len(members) > 0 { // a reconfig happened before the snapshot
+		f.members, f.configVersion = members, configVersion
+		f.config = FormatMembership(members, configVersion)
+		if f.onMembers != nil {
+			f.onMembers(members)
+		}
+	}
 	f.installConfig()
 	return nil
 }
@@ -175,6 +200,14 @@ func (s *snapshot) Release() {}
 // or own the FSM exclusively.
 func (f *fsm) installConfig() {
 	if f.config != nil {
-		f.st.Tree.SetConfig(f.config, 0, f.configTime)
+		f.st.Tree.SetConfig(f.config, f.configVersion, f.configTime)
 	}
+}
+
+// ConfigVersion returns the version of the current membership: the zxid of
+// the last reconfig, or 0 for the zoo.cfg's.
+func (n *Node) ConfigVersion() int64 {
+	n.fsm.mu.RLock()
+	defer n.fsm.mu.RUnlock()
+	return n.fsm.configVersion
 }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -35,6 +36,9 @@ type Peer struct {
 	ForwardAddr string
 	// Observer makes the peer a Raft non-voter.
 	Observer bool
+	// Client is the ;[address:]port part of its server.N line, if any,
+	// kept for /zookeeper/config.
+	Client string
 }
 
 // Config configures a Node.
@@ -60,9 +64,8 @@ type Config struct {
 	SnapshotThreshold int
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
-	// Membership is the text /zookeeper/config holds in an ensemble, and
-	// MembershipTime its mtime (ms).
-	Membership     []byte
+	// MembershipTime is the mtime (ms) of /zookeeper/config when an
+	// ensemble member installs its configured membership there.
 	MembershipTime int64
 }
 
@@ -73,6 +76,7 @@ type Node struct {
 	transport raft.Transport
 	stores    *stores
 	self      raft.ServerID
+	peersMu   sync.Mutex
 	peers     map[raft.ServerID]Peer
 	fwdSrv    *forwardServer
 	fwdCli    *forwardClient
@@ -97,8 +101,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.network == nil {
 		n.network = TCP{}
 	}
-	n.fsm.config, n.fsm.configTime = cfg.Membership, cfg.MembershipTime
-	n.fsm.installConfig()
+	if len(cfg.Peers) > 0 {
+		n.fsm.config, n.fsm.configTime = FormatMembership(cfg.Peers, 0), cfg.MembershipTime
+		n.fsm.installConfig()
+	}
+	n.fsm.onMembers = n.setPeers
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {
 		err = n.bootstrapOnce(rc, conf)
@@ -178,10 +185,11 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 
 func (n *Node) startForwarding(cfg Config) error {
 	n.health = watchPeerHealth(n.raft)
-	fs, err := startForwardServer(n, n.peers[n.self].ForwardAddr)
+	self, _ := n.peer(n.self)
+	fs, err := startForwardServer(n, self.ForwardAddr)
 	if err != nil {
 		n.Close()
-		return fmt.Errorf("consensus: listen on election address %s: %w", n.peers[n.self].ForwardAddr, err)
+		return fmt.Errorf("consensus: listen on election address %s: %w", self.ForwardAddr, err)
 	}
 	n.fwdSrv, n.fwdCli = fs, newForwardClient(n)
 	return nil
@@ -400,7 +408,8 @@ func (n *Node) Role() string {
 		return "leader"
 	case !n.HasLeader():
 		return "looking"
-	case n.peers[n.self].Observer:
+	}
+	if !n.voting() {
 		return "observer"
 	}
 	return "follower"

@@ -16,6 +16,7 @@ func sessionOps() map[wire.Op]handler {
 		wire.OpCloseSession: {kind: kindNow, now: handleCloseSession},
 		wire.OpAuth:         {kind: kindNow, now: handleAuth},
 		wire.OpSASL:         {kind: kindNow, now: handleSASL},
+		wire.OpReconfig:     {kind: kindNow, now: handleReconfig},
 	}
 }
 

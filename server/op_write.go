@@ -16,7 +16,6 @@ func writeOps() map[wire.Op]handler {
 		wire.OpSetData:         {kind: kindWrite, prep: prepTxn, respond: respondStat},
 		wire.OpSetACL:          {kind: kindWrite, prep: prepTxn, respond: respondStat},
 		wire.OpMulti:           {kind: kindWrite, prep: prepMulti, respond: respondMulti},
-		wire.OpReconfig:        {kind: kindWrite, prep: prepReconfig},
 		wire.OpDeleteContainer: {kind: kindWrite, prep: prepClientDeleteContainer},
 	}
 }
@@ -39,15 +38,6 @@ func prepMulti(c *conn, op wire.Op, req wire.Record) (*datatree.Txn, error) {
 		return nil, wire.CodeMarshallingError
 	}
 	return prepTxn(c, op, req)
-}
-
-// prepReconfig answers as a standalone ZooKeeper does: disabled unless
-// reconfigEnabled, and unimplemented in standalone mode even then.
-func prepReconfig(c *conn, _ wire.Op, _ wire.Record) (*datatree.Txn, error) {
-	if !c.srv.cfg.ReconfigEnabled {
-		return nil, wire.CodeReconfigDisabled
-	}
-	return nil, wire.CodeUnimplemented
 }
 
 // prepClientDeleteContainer refuses deleteContainer from clients: only the

@@ -89,13 +89,11 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.started = s.clock.Now()
 	var peers []consensus.Peer
-	var membership []byte
 	if s.cfg.ensemble() {
 		var err error
 		if peers, err = s.cfg.peers(); err != nil {
 			return err
 		}
-		membership = s.cfg.membership()
 	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
@@ -112,7 +110,6 @@ func (s *Server) Start(ctx context.Context) error {
 		},
 		SnapshotThreshold: s.cfg.SnapCount,
 		Network:           s.network,
-		Membership:        membership,
 		MembershipTime:    s.clock.Now().UnixMilli(),
 	})
 	if err != nil {

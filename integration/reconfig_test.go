@@ -1,0 +1,92 @@
+package integration
+
+import (
+	"fmt"
+	"strconv"
+	"testing"
+
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/server"
+)
+
+const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU=" // password "test"
+
+func TestReconfig_RemoveAndReaddAServer(t *testing.T) {
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.ReconfigEnabled = true
+		cfg.SuperDigest = superDigest
+	}))
+	leader := c.Leader()
+	victim := (leader + 1) % 3
+	victimID := int64(victim + 1)
+	line := c.cfgs[victim].Servers[victimID]
+
+	plain, _ := c.Connect(t)
+	_, err := plain.IncrementalReconfig(nil, []string{"1"}, -1)
+	require.ErrorIs(t, err, zk.ErrNoAuth, "reconfig needs WRITE on /zookeeper/config")
+
+	// The admin talks to a server that stays, through any of them.
+	admin, _ := c.Connect(t, c.Servers[leader].Addr(), c.Servers[(leader+2)%3].Addr())
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+	_, err = admin.IncrementalReconfig(nil, []string{"1"}, 12345)
+	require.ErrorIs(t, err, zk.ErrBadVersion, "curConfigId must match")
+
+	st, err := admin.IncrementalReconfig(nil, []string{strconv.FormatInt(victimID, 10)}, -1)
+	require.NoError(t, err)
+	data, _, err := admin.Get("/zookeeper/config")
+	require.NoError(t, err)
+	require.NotContains(t, string(data), serverKey(victimID)+"=", "the removed server is gone from the membership")
+	require.Contains(t, string(data), fmt.Sprintf("version=%x", st.Mzxid), "the version is the reconfig's zxid")
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t2\n")
+
+	// Writes go on with two members; then the server is added back and catches up.
+	_, err = admin.Create("/while-out", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	_, err = admin.IncrementalReconfig([]string{serverKey(victimID) + "=" + line}, nil, st.Mzxid)
+	require.NoError(t, err)
+	c.WaitForRole(victim, "follower")
+	back, _ := c.Connect(t, c.Servers[victim].Addr())
+	_, err = back.Sync("/")
+	require.NoError(t, err)
+	ok, _, err := back.Exists("/while-out")
+	require.NoError(t, err)
+	require.True(t, ok, "the re-added server caught up")
+	data, _, err = back.Get("/zookeeper/config")
+	require.NoError(t, err)
+	require.Contains(t, string(data), serverKey(victimID)+"=", "every member sees the new membership")
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t3\n")
+}
+
+func serverKey(id int64) string { return "server." + strconv.FormatInt(id, 10) }
+
+func TestReconfig_NewMembersThroughAFollower(t *testing.T) {
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.ReconfigEnabled = true
+		cfg.SuperDigest = superDigest
+	}))
+	leader := c.Leader()
+	follower := (leader + 1) % 3
+	admin, _ := c.Connect(t, c.Servers[follower].Addr())
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+
+	// Keep every member but turn the third server into an observer.
+	lines := c.cfgs[0].Servers
+	third := (leader + 2) % 3
+	var members []string
+	for id := int64(1); id <= 3; id++ {
+		line := lines[id]
+		if id == int64(third+1) {
+			line += ":observer"
+		}
+		members = append(members, serverKey(id)+"="+line)
+	}
+	_, err := admin.Reconfig(members, -1)
+	require.NoError(t, err, "a follower forwards reconfig to the leader")
+	c.WaitForRole(third, "observer")
+	data, _, err := admin.Get("/zookeeper/config")
+	require.NoError(t, err)
+	require.Contains(t, string(data), fmt.Sprintf("server.%d=%s:observer", third+1, lines[int64(third+1)]))
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_synced_observers\t1\n")
+}
