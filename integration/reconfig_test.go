@@ -1,9 +1,11 @@
 package integration
 
 import (
+	"context"
 	"fmt"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
@@ -89,4 +91,46 @@ func TestReconfig_NewMembersThroughAFollower(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, string(data), fmt.Sprintf("server.%d=%s:observer", third+1, lines[int64(third+1)]))
 	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_synced_observers\t1\n")
+}
+
+func TestReconfig_NewServerJoins(t *testing.T) {
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.ReconfigEnabled = true
+		cfg.SuperDigest = superDigest
+	}))
+	admin, _ := c.Connect(t)
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+	_, err := admin.Create("/before-join", []byte("x"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	// As with ZooKeeper, the newcomer's zoo.cfg lists the ensemble and itself.
+	line4 := fmt.Sprintf("127.0.0.1:%d:%d", FreePort(t), FreePort(t))
+	cfg4 := c.cfgs[0]
+	cfg4.ServerID = 4
+	cfg4.DataDir = t.TempDir()
+	cfg4.Servers = map[int64]string{4: line4}
+	for id, l := range c.cfgs[0].Servers {
+		cfg4.Servers[id] = l
+	}
+	s4, err := server.New(cfg4, server.WithNetwork(c.Net.For(3)))
+	require.NoError(t, err)
+	require.NoError(t, s4.Start(context.Background()))
+	t.Cleanup(func() { s4.Close() })
+
+	_, err = admin.IncrementalReconfig([]string{"server.4=" + line4}, nil, -1)
+	require.NoError(t, err)
+	deadline := time.Now().Add(20 * time.Second)
+	for s4.Role() != "follower" && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond) // poll interval of the condition
+	}
+	require.Equal(t, "follower", s4.Role())
+	newcomer, _ := connectTo(t, []string{s4.Addr()})
+	_, err = newcomer.Sync("/")
+	require.NoError(t, err)
+	data, _, err := newcomer.Get("/before-join")
+	require.NoError(t, err, "the newcomer has the ensemble's data")
+	require.Equal(t, "x", string(data))
+	_, err = newcomer.Create("/via-newcomer", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t4\n")
 }
