@@ -218,3 +218,29 @@ func TestFourLetterOutputs(t *testing.T) {
 	require.Contains(t, fourLetter(t, s, "stat"), "Clients:\n /127.0.0.1:")
 	require.Contains(t, fourLetter(t, s, "dump"), "SessionTracker dump:")
 }
+
+// A client that has seen a newer zxid than this server is refused without
+// an answer, so it moves on to another server (single system image).
+func TestConnectRefusesClientAheadOfServer(t *testing.T) {
+	s := startTestServer(t, nil)
+	nc := rawDial(t, s)
+	req := wire.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16), LastZxidSeen: s.node.LastZxid() + 1}
+	_, err := nc.Write(wire.AppendFrame(nil, &req))
+	require.NoError(t, err)
+	requireClosed(t, nc)
+
+	ok := rawDial(t, s)
+	req.LastZxidSeen = s.node.LastZxid()
+	handshakeWith(t, ok, req)
+}
+
+func handshakeWith(t *testing.T, nc net.Conn, req wire.ConnectRequest) {
+	t.Helper()
+	_, err := nc.Write(wire.AppendFrame(nil, &req))
+	require.NoError(t, err)
+	b, err := wire.ReadFrame(nc, wire.DefaultMaxBuffer, nil)
+	require.NoError(t, err)
+	var resp wire.ConnectResponse
+	require.NoError(t, wire.Unmarshal(b, &resp, 0))
+	require.NotZero(t, resp.SessionID, "a client not ahead of the server is served")
+}
