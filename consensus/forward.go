@@ -329,13 +329,18 @@ func (c *forwardClient) touch(ids []int64) {
 	c.send(e.Bytes(), func() {})
 }
 
+// nextSeq numbers a sync or reconfig request on this channel.
+func (c *forwardClient) nextSeq() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.syncSeq++
+	return c.syncSeq
+}
+
 // leaderIndex asks the leader for its last log index.
 func (c *forwardClient) leaderIndex() (<-chan syncResult, error) {
 	ch := make(chan syncResult, 1)
-	c.mu.Lock()
-	c.syncSeq++
-	seq := c.syncSeq
-	c.mu.Unlock()
+	seq := c.nextSeq()
 	var e wire.Encoder
 	e.Int(fwdSync)
 	e.Long(int64(seq))
@@ -350,10 +355,7 @@ var ErrReconfigFailed = errors.New("consensus: membership change failed")
 // reconfig asks the leader to change the membership and waits for it.
 func (c *forwardClient) reconfig(ctx context.Context, members []Peer) error {
 	ch := make(chan error, 1)
-	c.mu.Lock()
-	c.syncSeq++
-	seq := c.syncSeq
-	c.mu.Unlock()
+	seq := c.nextSeq()
 	var e wire.Encoder
 	e.Int(fwdReconfig)
 	e.Long(int64(seq))

@@ -16,10 +16,7 @@ import (
 const superDigest = "super:D/InIHSb7yEEbrWz8b9l71RjZJU=" // password "test"
 
 func TestReconfig_RemoveAndReaddAServer(t *testing.T) {
-	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
-		cfg.ReconfigEnabled = true
-		cfg.SuperDigest = superDigest
-	}))
+	c := startReconfigCluster(t)
 	leader := c.Leader()
 	victim := (leader + 1) % 3
 	victimID := int64(victim + 1)
@@ -61,13 +58,19 @@ func TestReconfig_RemoveAndReaddAServer(t *testing.T) {
 	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t3\n")
 }
 
-func serverKey(id int64) string { return "server." + strconv.FormatInt(id, 10) }
-
-func TestReconfig_NewMembersThroughAFollower(t *testing.T) {
-	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+// startReconfigCluster starts three servers that allow reconfig by the
+// super user (password "test").
+func startReconfigCluster(t *testing.T) *Cluster {
+	return StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
 		cfg.ReconfigEnabled = true
 		cfg.SuperDigest = superDigest
 	}))
+}
+
+func serverKey(id int64) string { return "server." + strconv.FormatInt(id, 10) }
+
+func TestReconfig_NewMembersThroughAFollower(t *testing.T) {
+	c := startReconfigCluster(t)
 	leader := c.Leader()
 	follower := (leader + 1) % 3
 	admin, _ := c.Connect(t, c.Servers[follower].Addr())
@@ -94,10 +97,7 @@ func TestReconfig_NewMembersThroughAFollower(t *testing.T) {
 }
 
 func TestReconfig_NewServerJoins(t *testing.T) {
-	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
-		cfg.ReconfigEnabled = true
-		cfg.SuperDigest = superDigest
-	}))
+	c := startReconfigCluster(t)
 	admin, _ := c.Connect(t)
 	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
 	_, err := admin.Create("/before-join", []byte("x"), 0, zk.WorldACL(zk.PermAll))
