@@ -118,6 +118,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		return nil, fmt.Errorf("consensus: start: %w", err)
 	}
 	if len(cfg.Peers) == 0 {
+		n.electNow(rc.Logger)
 		if err := n.waitLeader(ctx); err != nil {
 			n.Close()
 			return nil, err
@@ -138,13 +139,34 @@ func raftConfig(cfg Config) *raft.Config {
 	timeout := cfg.ElectionTimeout
 	if len(cfg.Peers) == 0 {
 		// A single voter elects itself as soon as its heartbeat timeout
-		// fires; the minimum Raft accepts keeps start-up in milliseconds.
-		timeout = 5 * time.Millisecond
+		// fires; electNow makes that happen at once.
+		timeout = standaloneTimeout + time.Millisecond
 	} else if timeout <= 0 {
 		timeout = time.Second
 	}
 	rc.HeartbeatTimeout, rc.ElectionTimeout, rc.LeaderLeaseTimeout = timeout, timeout, timeout
+	if len(cfg.Peers) == 0 {
+		rc.LeaderLeaseTimeout = standaloneTimeout
+	}
 	return rc
+}
+
+// standaloneTimeout is the smallest heartbeat timeout Raft accepts.
+const standaloneTimeout = 5 * time.Millisecond
+
+// electNow makes a single voter start its election now rather than after a
+// randomized heartbeat timeout (5-10 ms, the bulk of a standalone start).
+// Raft restarts a follower's heartbeat timer at once when the configured
+// timeout shrinks, and a node that has never heard from a leader then
+// stands for election; raftConfig starts it one millisecond above the
+// minimum so that this reload shrinks it.
+func (n *Node) electNow(log hclog.Logger) {
+	rc := n.raft.ReloadableConfig()
+	rc.HeartbeatTimeout, rc.ElectionTimeout = standaloneTimeout, standaloneTimeout
+	if err := n.raft.ReloadConfig(rc); err != nil {
+		// Not fatal: the election still happens when the timer fires.
+		log.Warn("immediate election unavailable", "error", err)
+	}
 }
 
 // setupTransport creates the Raft transport and returns the configuration
