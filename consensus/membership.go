@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -155,4 +156,18 @@ func (n *Node) voting() bool {
 		}
 	}
 	return false
+}
+
+// ErrNotLeading is returned by HandOver on a node that does not lead.
+var ErrNotLeading = errors.New("consensus: not the leader")
+
+// HandOver makes the most up-to-date voting follower the leader, so that a
+// leader about to stop leaves the ensemble with a leader at once instead of
+// after an election timeout. While it runs, new proposals are refused. It
+// gives up after one election timeout if no follower could take over.
+func (n *Node) HandOver() error {
+	if n.fwdCli == nil || !n.IsLeader() {
+		return ErrNotLeading
+	}
+	return n.raft.LeadershipTransfer().Error()
 }

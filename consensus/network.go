@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"net"
+	"sync"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -27,14 +28,83 @@ func (TCP) Dial(addr string, timeout time.Duration) (net.Conn, error) {
 	return net.DialTimeout("tcp", addr, timeout)
 }
 
-// streamLayer adapts a Network to Raft's StreamLayer.
+// streamLayer adapts a Network to Raft's StreamLayer. It also keeps every
+// connection it accepted or dialled, because Raft's NetworkTransport
+// closes neither its pooled connections nor the ones it accepted when it
+// closes: their goroutines would outlive the node until the peer hung up.
 type streamLayer struct {
 	net.Listener
-	nw Network
+	nw    Network
+	conns connSet
 }
 
 func (s *streamLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
-	return s.nw.Dial(string(addr), timeout)
+	c, err := s.nw.Dial(string(addr), timeout)
+	if err != nil {
+		return nil, err
+	}
+	return s.conns.add(c)
+}
+
+func (s *streamLayer) Accept() (net.Conn, error) {
+	c, err := s.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return s.conns.add(c)
+}
+
+// Close stops listening and closes every connection still open.
+func (s *streamLayer) Close() error {
+	err := s.Listener.Close()
+	s.conns.closeAll()
+	return err
+}
+
+// connSet tracks open connections; once closed, it closes any newcomer.
+type connSet struct {
+	mu     sync.Mutex
+	open   map[*trackedConn]struct{}
+	closed bool
+}
+
+// trackedConn leaves its set when closed.
+type trackedConn struct {
+	net.Conn
+	set *connSet
+}
+
+func (c *trackedConn) Close() error {
+	c.set.mu.Lock()
+	delete(c.set.open, c)
+	c.set.mu.Unlock()
+	return c.Conn.Close()
+}
+
+func (s *connSet) add(c net.Conn) (net.Conn, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		c.Close()
+		return nil, net.ErrClosed
+	}
+	if s.open == nil {
+		s.open = make(map[*trackedConn]struct{})
+	}
+	tc := &trackedConn{Conn: c, set: s}
+	s.open[tc] = struct{}{}
+	return tc, nil
+}
+
+func (s *connSet) closeAll() {
+	s.mu.Lock()
+	s.closed = true
+	open := s.open
+	s.open = nil
+	s.mu.Unlock()
+	for c := range open {
+		c.Conn.Close()
+	}
 }
 
 // newRaftTransport runs Raft on addr over nw.

@@ -161,18 +161,34 @@ func (c *Cluster) Partition(groups ...[]int) { c.Net.Partition(groups...) }
 // Heal restores every link between servers.
 func (c *Cluster) Heal() { c.Net.Heal() }
 
-// Stop closes server i (a clean shutdown; its data stays on disk).
+// Stop shuts server i down cleanly, as SIGTERM does to zkserver: a leader
+// first hands its leadership to a follower, so the others go on at once.
+// Its data stays on disk for Restart.
 func (c *Cluster) Stop(i int) {
 	if s := c.Servers[i]; s != nil {
+		s.Shutdown()
+		c.Servers[i] = nil
+	}
+}
+
+// Kill crashes server i: its links to the other servers die at once and
+// it stops without a word to anyone, so the others notice only when its
+// heartbeats stop, as after a power loss or SIGKILL. Its clients lose
+// their connections. Its data stays on disk for Restart.
+func (c *Cluster) Kill(i int) {
+	if s := c.Servers[i]; s != nil {
+		c.Net.crash(i)
 		s.Close()
 		c.Servers[i] = nil
 	}
 }
 
-// Restart starts server i again from its data directory.
+// Restart starts server i again from its data directory, stopping it
+// first (with Stop) if it is running.
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
 	c.Stop(i)
+	c.Net.revive(i)
 	c.start(i)
 }
 

@@ -46,6 +46,13 @@ func TestEnsemble_WritesThroughAnyServer(t *testing.T) {
 }
 
 func TestEnsemble_LeaderFailoverKeepsSessionAndEphemerals(t *testing.T) {
+	t.Run("kill", func(t *testing.T) { leaderFailover(t, (*Cluster).Kill) })
+	t.Run("stop", func(t *testing.T) { leaderFailover(t, (*Cluster).Stop) })
+}
+
+// leaderFailover takes the leader away with down (Kill or Stop) and checks
+// that a client carries on with its session and ephemerals.
+func leaderFailover(t *testing.T, down func(*Cluster, int)) {
 	c := StartCluster(t, 3)
 	leader := c.Leader()
 	follower := (leader + 1) % 3
@@ -56,7 +63,7 @@ func TestEnsemble_LeaderFailoverKeepsSessionAndEphemerals(t *testing.T) {
 	require.NoError(t, err)
 	sid := cl.SessionID()
 
-	c.Stop(leader)
+	down(c, leader)
 	newLeader := c.WaitForLeader()
 	require.NotEqual(t, leader, newLeader)
 
@@ -108,7 +115,7 @@ func TestEnsemble_ClientOnDeadLeaderMovesWithItsSession(t *testing.T) {
 	require.NoError(t, err)
 	sid := cl.SessionID()
 
-	c.Stop(leader)
+	c.Kill(leader)
 	waitState(t, events, zk.StateDisconnected)
 	waitState(t, events, zk.StateHasSession)
 	require.Equal(t, sid, cl.SessionID(), "the client keeps its session on another server")
@@ -224,7 +231,7 @@ func TestEnsemble_FollowerKillAndFullRestartLoseNothing(t *testing.T) {
 		require.NoError(t, err)
 	}
 	// A follower dies: the other two carry on, and it comes back caught up.
-	c.Stop(follower)
+	c.Kill(follower)
 	for i := 0; i < 20; i++ {
 		_, err := cl.Create(fmt.Sprintf("/b%02d", i), nil, 0, acl)
 		require.NoError(t, err, "two of three servers are a quorum")

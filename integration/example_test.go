@@ -2,11 +2,14 @@ package integration_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // A test that needs a ZooKeeper starts one in-process in milliseconds; it
@@ -53,11 +56,30 @@ func ExampleStartCluster() {
 		conn, _ := c.Connect(t) // knows every server's address
 		conn.Create("/before", nil, 0, zk.WorldACL(zk.PermAll))
 
-		c.Stop(c.Leader())
+		c.Kill(c.Leader()) // a crash; Stop would hand leadership over first
 		c.WaitForLeader()
 		if _, err := conn.Create("/after", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err) // the client followed the ensemble to its new leader
 		}
 	}
 	_ = testFailover
+}
+
+// A test can make the server lose the reply to a request that did run,
+// to check that the code under test recovers (here, finds its node again).
+func ExampleServer_InjectFault() {
+	testLostReply := func(t *testing.T) {
+		srv := integration.StartServer(t)
+		conn, _ := srv.Connect(t)
+		srv.InjectFault(server.Fault{Ops: []wire.Op{wire.OpCreate}, Drop: server.DropReply})
+
+		_, err := conn.Create("/job", nil, 0, zk.WorldACL(zk.PermAll))
+		if !errors.Is(err, zk.ErrConnectionClosed) {
+			t.Fatalf("want a lost reply, got %v", err)
+		}
+		if ok, _, _ := conn.Exists("/job"); !ok { // the client reconnected with its session
+			t.Fatal("the create ran although its reply was lost")
+		}
+	}
+	_ = testLostReply
 }

@@ -19,11 +19,12 @@ type FaultNetwork struct {
 	mu    sync.Mutex
 	owner map[string]int // listen address → server index
 	cut   map[[2]int]bool
+	down  map[int]bool          // crashed servers: every link to them is dead
 	conns map[[2]int][]net.Conn // open connections, by (dialer, listener)
 }
 
 func newFaultNetwork() *FaultNetwork {
-	return &FaultNetwork{owner: map[string]int{}, cut: map[[2]int]bool{}, conns: map[[2]int][]net.Conn{}}
+	return &FaultNetwork{owner: map[string]int{}, cut: map[[2]int]bool{}, down: map[int]bool{}, conns: map[[2]int][]net.Conn{}}
 }
 
 // For returns server i's view of the network.
@@ -54,6 +55,33 @@ func (f *FaultNetwork) cutLocked(a, b int) {
 	delete(f.conns, [2]int{a, b})
 }
 
+// crash cuts every link of server i at once, as a power loss would, until
+// revive. Partitions are kept apart from it: Heal does not revive a server.
+func (f *FaultNetwork) crash(i int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.down[i] = true
+	for key, conns := range f.conns {
+		if key[0] == i || key[1] == i {
+			for _, c := range conns {
+				c.Close()
+			}
+			delete(f.conns, key)
+		}
+	}
+}
+
+func (f *FaultNetwork) revive(i int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	delete(f.down, i)
+}
+
+// blockedLocked reports whether a dials b across a cut or a crash.
+func (f *FaultNetwork) blockedLocked(a, b int) bool {
+	return f.cut[[2]int{a, b}] || f.down[a] || f.down[b]
+}
+
 // Heal restores every link.
 func (f *FaultNetwork) Heal() {
 	f.mu.Lock()
@@ -79,7 +107,7 @@ func (n *serverNet) Listen(addr string) (net.Listener, error) {
 func (n *serverNet) Dial(addr string, timeout time.Duration) (net.Conn, error) {
 	n.f.mu.Lock()
 	peer, known := n.f.owner[addr]
-	blocked := known && n.f.cut[[2]int{n.self, peer}]
+	blocked := known && n.f.blockedLocked(n.self, peer)
 	n.f.mu.Unlock()
 	if blocked {
 		return nil, errPartitioned
@@ -90,7 +118,7 @@ func (n *serverNet) Dial(addr string, timeout time.Duration) (net.Conn, error) {
 	}
 	n.f.mu.Lock()
 	defer n.f.mu.Unlock()
-	if n.f.cut[[2]int{n.self, peer}] { // cut while dialling
+	if n.f.blockedLocked(n.self, peer) { // cut while dialling
 		c.Close()
 		return nil, errPartitioned
 	}

@@ -224,7 +224,11 @@ func TestLinearizableUnderLeaderKills(t *testing.T) {
 	for time.Now().Before(deadline) {
 		time.Sleep(duration / 4) // let the clients work between faults
 		leader := c.WaitForLeader()
-		c.Stop(leader)
+		if kills%2 == 0 {
+			c.Kill(leader) // a crash: the others wait out a heartbeat timeout
+		} else {
+			c.Stop(leader) // a clean stop: the leader hands over first
+		}
 		kills++
 		c.WaitForLeader()
 		c.Restart(leader)

@@ -54,6 +54,9 @@ type pending struct {
 	op    wire.Op
 	start time.Time
 	final bool // the connection closes once this reply is written
+	// dropReply closes the connection once the request has run, without
+	// its reply (Fault.Drop == DropReply).
+	dropReply bool
 
 	fut     *consensus.Future
 	req     wire.Record
@@ -87,6 +90,21 @@ func (c *conn) dispatch(frame []byte) *pending {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
 	}
+	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Xid, hdr.Type)
+	if faulty {
+		if p := c.faultBefore(f, hdr.Xid, hdr.Type); p != nil {
+			return p
+		}
+	}
+	p := c.route(hdr, d)
+	if faulty && f.Drop == DropReply && p != nil {
+		p.final, p.dropReply = true, true
+	}
+	return p
+}
+
+// route hands a request to its handler.
+func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 	h, known := handlers[hdr.Type]
 	rec, ok := wire.RequestForOp(hdr.Type)
 	if !known || !ok {
@@ -162,6 +180,9 @@ func (c *conn) complete(p *pending) *reply {
 		r = c.completeWrite(p)
 	}
 	r.latency = time.Since(p.start)
+	if p.dropReply {
+		r = &reply{skip: true}
+	}
 	if p.final {
 		r.closeAfter = true
 	}

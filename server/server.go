@@ -45,6 +45,7 @@ type Server struct {
 	touched touchedSet
 	ids     *session.IDGenerator
 	stats   stats
+	faults  faultList
 	started time.Time
 	done    chan struct{} // closed by Close
 	network consensus.Network
@@ -152,6 +153,19 @@ func (s *Server) Addr() string {
 		return ""
 	}
 	return s.ln.Addr().String()
+}
+
+// Shutdown stops the server gracefully: a leader of an ensemble first hands
+// its leadership to an up-to-date follower, so the others do not wait out
+// an election timeout before they serve writes again; then it closes as
+// Close does. zkserver calls it on SIGTERM; Close is the abrupt stop.
+func (s *Server) Shutdown() error {
+	if s.node != nil && s.node.IsLeader() {
+		if err := s.node.HandOver(); err != nil && !errors.Is(err, consensus.ErrNotLeading) {
+			s.log.Warn("could not hand leadership over before stopping", "err", err)
+		}
+	}
+	return s.Close()
 }
 
 // Close stops the server and waits until every goroutine it started has

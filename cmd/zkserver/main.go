@@ -38,7 +38,7 @@ func run(args []string, log *slog.Logger) error {
 	}
 	<-ctx.Done()
 	log.Info("shutting down")
-	return srv.Close()
+	return srv.Shutdown()
 }
 
 func loadConfig(args []string, log *slog.Logger) (server.Config, error) {

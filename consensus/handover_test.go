@@ -1,0 +1,72 @@
+package consensus
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// freeAddr returns a loopback address free now, below the kernel's
+// ephemeral range so that no outgoing connection takes it meanwhile.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	for try := 0; try < 1000; try++ {
+		addr := fmt.Sprintf("127.0.0.1:%d", 20000+rand.Intn(12000))
+		if ln, err := net.Listen("tcp", addr); err == nil {
+			ln.Close()
+			return addr
+		}
+	}
+	t.Fatal("no free port")
+	return ""
+}
+
+// startEnsemble starts n in-memory nodes that form one ensemble over TCP.
+func startEnsemble(t *testing.T, n int) []*Node {
+	t.Helper()
+	var peers []Peer
+	for i := 1; i <= n; i++ {
+		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
+	}
+	nodes := make([]*Node, n)
+	for i := range nodes {
+		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers, ElectionTimeout: 100 * time.Millisecond})
+		require.NoError(t, err)
+		t.Cleanup(func() { nd.Close() })
+		nodes[i] = nd
+	}
+	return nodes
+}
+
+func leaderOf(nodes []*Node) int {
+	for i, n := range nodes {
+		if n.IsLeader() {
+			return i
+		}
+	}
+	return -1
+}
+
+func TestHandOverMakesAFollowerLead(t *testing.T) {
+	nodes := startEnsemble(t, 3)
+	require.Eventually(t, func() bool { return leaderOf(nodes) >= 0 }, 20*time.Second, 5*time.Millisecond)
+	old := leaderOf(nodes)
+	follower := (old + 1) % 3
+	require.ErrorIs(t, nodes[follower].HandOver(), ErrNotLeading)
+
+	// HandOver succeeds only once the old leader has seen a newer term
+	// from the follower it picked, so the ensemble is not left leaderless
+	// for an election timeout.
+	require.NoError(t, nodes[old].HandOver())
+	require.False(t, nodes[old].IsLeader())
+	require.Eventually(t, func() bool { l := leaderOf(nodes); return l >= 0 && l != old }, 20*time.Second, 5*time.Millisecond)
+}
+
+func TestHandOverStandalone(t *testing.T) {
+	require.ErrorIs(t, startNode(t, nil).HandOver(), ErrNotLeading)
+}
