@@ -1,6 +1,27 @@
-// Package recipes will hold the classic ZooKeeper recipes (locks, elections,
-// barriers, queues, two-phase commit) written on the stock
-// github.com/go-zookeeper/zk client only. It must never import the server.
-// The recipes themselves are the subject of their own issue; this package
-// holds no code yet.
+// Package recipes implements the classic ZooKeeper coordination recipes on
+// the stock github.com/go-zookeeper/zk client: locks (exclusive, shared
+// read/write, revocable), a semaphore, leader election, group membership and
+// a service registry, barriers and double barriers, queues, two-phase
+// commit, a counter and a configuration watcher.
+//
+// It imports no part of the zkraft server: every recipe works against any
+// ZooKeeper ensemble, and the tests prove each one against zkraft.
+//
+// Common rules:
+//
+//   - Every blocking call takes a context.Context and returns ctx.Err() when
+//     it is cancelled, after removing whatever node it had created.
+//   - Waiting is driven by watches, never by polling. Waiters in a line watch
+//     only the node just ahead of them, so a release wakes one waiter (no
+//     herd effect).
+//   - Sequential nodes are created "protected": their names carry a random
+//     prefix, so a create whose reply was lost to a connection loss is found
+//     again instead of being orphaned (see CreateProtected).
+//   - A recipe whose ephemeral node disappears (its session expired, or
+//     someone deleted it) reports it: lock holders on a Lost channel, leaders
+//     on their leadership channel, blocking calls with ErrSessionLost.
+//
+// go-zookeeper gives a *zk.Conn a fresh session after expiry; the recipes
+// notice the expiry through their watches (an EventNotWatching carrying
+// zk.ErrSessionExpired) and never assume the old session's nodes survive.
 package recipes
