@@ -108,14 +108,11 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	l.hold.release()
 	node := l.node
 	l.node, l.hold = "", nil
-	if err := deleteNode(ctx, l.conn, node); err != nil {
-		return err
-	}
 	select {
 	case <-lost:
-		return ErrSessionLost // it was no longer ours to release
+		return ErrSessionLost // the node is gone; it was no longer ours
 	default:
-		return nil
+		return deleteNode(ctx, l.conn, node)
 	}
 }
 

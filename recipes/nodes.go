@@ -62,6 +62,9 @@ func CreateProtected(ctx context.Context, conn *zk.Conn, dir, name string, data 
 // findTagged returns the path of dir's child whose name carries tag, or "".
 func findTagged(ctx context.Context, conn *zk.Conn, dir, tag string) (string, error) {
 	kids, err := children(ctx, conn, dir)
+	if errors.Is(err, zk.ErrNoNode) {
+		return "", nil // dir itself is missing: the create failed
+	}
 	if err != nil {
 		return "", err
 	}
@@ -106,9 +109,10 @@ func ensurePath(ctx context.Context, conn *zk.Conn, p string, acl []zk.ACL) erro
 }
 
 // retryable reports whether err is a connection loss after which the same
-// request may be sent again (go-zookeeper queues it until it reconnects).
+// request may be sent again (go-zookeeper queues it until it reconnects;
+// ErrNoServer means a round of connection attempts failed and it goes on).
 func retryable(err error) bool {
-	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionMoved)
+	return errors.Is(err, zk.ErrConnectionClosed) || errors.Is(err, zk.ErrSessionMoved) || errors.Is(err, zk.ErrNoServer)
 }
 
 // pause waits a moment before a retry after a connection loss, so that a

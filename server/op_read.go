@@ -160,7 +160,7 @@ func prepareSync(c *conn, _ wire.Record) error {
 	defer cancel()
 	if err := c.srv.node.Sync(ctx); err != nil {
 		c.srv.log.Warn("sync failed", "err", err)
-		return wire.CodeConnectionLoss
+		return errLost
 	}
 	return nil
 }

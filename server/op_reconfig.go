@@ -40,7 +40,7 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 	}
 	a, err := s.node.Propose(ctx, &consensus.Command{Kind: consensus.KindConfig, Members: members, Time: s.nowMillis()})
 	if err != nil {
-		return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: s.node.LastZxid(), Err: wire.CodeConnectionLoss}, closeAfter: true}
+		return lostReply()
 	}
 	var data []byte
 	s.node.Read(func(st *consensus.State) { data, _, _ = st.Tree.GetData("/zookeeper/config") })

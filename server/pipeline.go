@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"time"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -153,7 +154,9 @@ func (c *conn) runRead(h handler, p *pending) *reply {
 		r.hdr.Xid = wire.XidPing // whatever xid the client used
 	}
 	if h.prepare != nil {
-		if err := h.prepare(c, p.req); err != nil {
+		if err := h.prepare(c, p.req); errors.Is(err, errLost) {
+			return lostReply()
+		} else if err != nil {
 			r.hdr.Zxid, r.hdr.Err = c.srv.node.LastZxid(), wire.CodeOf(err)
 			return r
 		}
@@ -193,7 +196,7 @@ func (c *conn) completeWrite(p *pending) *reply {
 	a, err := p.fut.Wait()
 	if err != nil {
 		c.srv.log.Warn("proposal failed", "op", p.op.String(), "err", err)
-		return &reply{hdr: wire.ReplyHeader{Xid: p.xid, Zxid: c.srv.node.LastZxid(), Err: wire.CodeConnectionLoss}, closeAfter: true}
+		return lostReply()
 	}
 	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid, Zxid: a.Zxid, Err: wire.CodeOf(a.Result.Err)}}
 	if a.Result.Err == nil && p.respond != nil {
@@ -201,6 +204,16 @@ func (c *conn) completeWrite(p *pending) *reply {
 	}
 	return r
 }
+
+// errLost is returned by a prepare step whose outcome this server cannot
+// know (the leader is gone): the connection closes without a reply.
+var errLost = errors.New("server: outcome unknown; closing the connection")
+
+// lostReply closes the connection instead of answering, as ZooKeeper does
+// when it loses its leader: the client sees a connection loss and, after
+// reconnecting, finds out whether the request took effect. (ZooKeeper
+// never sends CONNECTIONLOSS on the wire; clients raise it themselves.)
+func lostReply() *reply { return &reply{skip: true, closeAfter: true} }
 
 // errorReply queues an error reply in order; the connection stays open.
 func (c *conn) errorReply(xid int32, op wire.Op, code wire.Code) *pending {
