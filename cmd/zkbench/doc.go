@@ -1,0 +1,59 @@
+// Command zkbench generates load on a ZooKeeper-compatible server with the
+// go-zookeeper client and reports throughput (ops/s), latency (mean, p50,
+// p99, p99.9, max) and the error count of every run.
+//
+// Usage:
+//
+//	zkbench [flags]                 load -servers (default 127.0.0.1:2181)
+//	zkbench -compare A,B [flags]    A/B comparison
+//
+// A target (-servers, or A and B of -compare) is a client address list,
+// host:port[,host:port...], or one of the targets zkbench starts itself:
+//
+//	zkraft      an in-memory standalone zkraft server in this process
+//	zkraft3     a durable three-node zkraft ensemble in this process
+//	zookeeper   Apache ZooKeeper 3.8 standalone (a JVM; needs java and the
+//	            Debian zookeeper package, else zkbench says why and exits 1)
+//
+// There is no built-in Apache ZooKeeper ensemble: start one yourself and
+// pass its address list.
+//
+// The durable built-in targets fsync each write only with -forcesync=yes.
+// All built-in targets allow unlimited connections per client address.
+//
+// The workload (-op) is one of:
+//
+//	get            getData of a random one of -keys znodes
+//	set            setData of a random key with -size bytes
+//	create         create of a persistent sequential znode with -size bytes
+//	create-delete  create of a sequential znode, then its delete (one op)
+//	mix            get or set of a random key, -mix percent gets
+//	connect        open a session, get a random key, close the session
+//
+// -sessions sessions are opened and -inflight goroutines issue synchronous
+// requests on each, so sessions*inflight requests are in flight (go-zookeeper
+// pipelines the requests of a connection). With -op connect the
+// sessions*inflight goroutines each open their own sessions.
+//
+// Every run (one target, one round) works in a fresh bench root znode,
+// /zkbench-<time>-<n>, with the keys created beforehand and everything
+// deleted afterwards. The workload runs for -warmup unmeasured, then for
+// -duration measured: each goroutine records the latency of its successful
+// operations in its own log-linear histogram (0.8% resolution, exact mean
+// and max), merged when the run ends.
+//
+// With -compare the runs alternate A, B, A, B, ... for -rounds rounds
+// (default 3), each target with its own warm-up, and the summary gives per
+// metric the median of A, the median of B and the median of the per-round
+// ratios A/B. -json prints one JSON document (latencies in microseconds)
+// instead of the text report.
+//
+// Examples:
+//
+//	zkbench -servers 127.0.0.1:2181 -op set -sessions 16 -inflight 8
+//	zkbench -compare zkraft,zookeeper -op get -sessions 8 -inflight 4 -duration 3s -warmup 2s -rounds 2
+//	zkbench -compare '10.0.0.1:2181,10.0.0.2:2181,10.0.0.3:2181;zkraft3' -op mix -mix 90 -json
+//
+// The exit code is 0 on success, 1 when a target cannot start or a run
+// fails, and 2 on a usage error.
+package main

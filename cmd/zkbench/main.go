@@ -1,0 +1,197 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// options holds the parsed and validated flags.
+type options struct {
+	servers        string
+	compare        string
+	opName         string
+	op             opKind
+	mix            int
+	sessions       int
+	inflight       int
+	size           int
+	keys           int
+	warmup         time.Duration
+	duration       time.Duration
+	rounds         int
+	forceSync      yesNo
+	sessionTimeout time.Duration
+	json           bool
+	// specs are the targets to run: -servers, or the two of -compare.
+	specs []string
+}
+
+// maxSize keeps a payload and its request header under ZooKeeper's
+// default jute.maxbuffer (1 MiB - 1).
+const maxSize = 1000000
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := realMain(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+// realMain runs zkbench and returns its exit code: 0 on success, 1 when a
+// run fails, 2 on a usage error.
+func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	o, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		return 2
+	}
+	if err := execute(ctx, o, stdout); err != nil {
+		fmt.Fprintln(stderr, "zkbench:", err)
+		return 1
+	}
+	return 0
+}
+
+// parseFlags parses and validates args; on a usage error it has already
+// printed the message and the usage to stderr.
+func parseFlags(args []string, stderr io.Writer) (*options, error) {
+	o := &options{}
+	fs := flag.NewFlagSet("zkbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprint(stderr, usageText)
+		fs.PrintDefaults()
+	}
+	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zookeeper)")
+	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
+	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix or connect")
+	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
+	fs.IntVar(&o.sessions, "sessions", 8, "number of sessions (connections)")
+	fs.IntVar(&o.inflight, "inflight", 1, "requests in flight per session (goroutines issuing synchronous calls)")
+	fs.IntVar(&o.size, "size", 100, "payload `bytes` of set and create, and of the keys get reads")
+	fs.IntVar(&o.keys, "keys", 1000, "number of znodes get, set, mix and connect pick from at random")
+	fs.DurationVar(&o.warmup, "warmup", time.Second, "time the workload runs before measuring, in every round")
+	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each round")
+	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1)")
+	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, zookeeper): fsync each write: yes or no (default no)")
+	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
+	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := o.validate(fs); err != nil {
+		fmt.Fprintln(stderr, "zkbench:", err)
+		fs.Usage()
+		return nil, err
+	}
+	return o, nil
+}
+
+const usageText = `zkbench generates load on a ZooKeeper-compatible server and reports
+throughput and latency percentiles.
+
+Usage:
+  zkbench [flags]                      run against -servers
+  zkbench -compare A,B [flags]         alternate rounds on A and B, report the ratios
+
+Flags:
+`
+
+// validate checks the flags and fills in the derived fields.
+func (o *options) validate(fs *flag.FlagSet) error {
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
+	}
+	var err error
+	if o.op, err = parseOp(o.opName); err != nil {
+		return err
+	}
+	checks := []struct {
+		bad bool
+		msg string
+	}{
+		{o.mix < 0 || o.mix > 100, fmt.Sprintf("-mix %d must be between 0 and 100", o.mix)},
+		{o.sessions < 1, fmt.Sprintf("-sessions %d must be at least 1", o.sessions)},
+		{o.inflight < 1, fmt.Sprintf("-inflight %d must be at least 1", o.inflight)},
+		{o.size < 0 || o.size > maxSize, fmt.Sprintf("-size %d must be between 0 and %d", o.size, maxSize)},
+		{o.keys < 1, fmt.Sprintf("-keys %d must be at least 1", o.keys)},
+		{o.warmup < 0, fmt.Sprintf("-warmup %v must not be negative", o.warmup)},
+		{o.duration <= 0, fmt.Sprintf("-duration %v must be positive", o.duration)},
+		{o.rounds < 0, fmt.Sprintf("-rounds %d must not be negative", o.rounds)},
+		{o.sessionTimeout <= 0, fmt.Sprintf("-session-timeout %v must be positive", o.sessionTimeout)},
+	}
+	for _, c := range checks {
+		if c.bad {
+			return errors.New(c.msg)
+		}
+	}
+	return o.resolveTargets(fs)
+}
+
+// resolveTargets sets specs from -servers or -compare, and the default
+// number of rounds.
+func (o *options) resolveTargets(fs *flag.FlagSet) error {
+	serversSet := false
+	fs.Visit(func(f *flag.Flag) { serversSet = serversSet || f.Name == "servers" })
+	defaultRounds := 1
+	if o.compare != "" {
+		if serversSet {
+			return errors.New("-servers and -compare exclude each other")
+		}
+		specs, err := splitCompare(o.compare)
+		if err != nil {
+			return err
+		}
+		o.specs = specs
+		defaultRounds = 3
+	} else {
+		o.specs = []string{o.servers}
+	}
+	for _, s := range o.specs {
+		if err := checkSpec(s); err != nil {
+			return err
+		}
+	}
+	if o.rounds == 0 {
+		o.rounds = defaultRounds
+	}
+	return nil
+}
+
+// yesNo is a boolean flag that also takes ZooKeeper's yes and no.
+type yesNo bool
+
+func (b *yesNo) String() string {
+	if b != nil && *b {
+		return "yes"
+	}
+	return "no"
+}
+
+func (b *yesNo) Set(s string) error {
+	switch s {
+	case "yes":
+		*b = true
+	case "no":
+		*b = false
+	default:
+		v, err := strconv.ParseBool(s)
+		if err != nil {
+			return fmt.Errorf("want yes or no, not %q", s)
+		}
+		*b = yesNo(v)
+	}
+	return nil
+}
+
+func (b *yesNo) IsBoolFlag() bool { return true }

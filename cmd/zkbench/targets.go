@@ -1,0 +1,209 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/zkraft/zkraft/internal/realzk"
+	"github.com/zkraft/zkraft/server"
+)
+
+// target is a server (or ensemble) under load.
+type target struct {
+	label string   // A or B
+	name  string   // the spec: a built-in name or the address list
+	desc  string   // what it is
+	addrs []string // client addresses
+	stop  func() error
+}
+
+// builtins are the targets zkbench starts itself.
+// (An Apache ZooKeeper ensemble is missing: realzk runs ZooKeeperServerMain,
+// which is standalone only.)
+var builtins = map[string]bool{"zkraft": true, "zkraft3": true, "zookeeper": true}
+
+// leaderWait bounds how long an ensemble may take to elect a leader.
+const leaderWait = 60 * time.Second
+
+// splitCompare splits -compare into A and B: at ";" when there is one
+// (address lists contain commas), else at the comma.
+func splitCompare(s string) ([]string, error) {
+	sep := ","
+	if strings.Contains(s, ";") {
+		sep = ";"
+	}
+	parts := strings.Split(s, sep)
+	if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
+		return nil, fmt.Errorf("-compare %q: want A,B (or A;B when A or B is an address list with commas)", s)
+	}
+	return []string{strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])}, nil
+}
+
+// checkSpec accepts a built-in name or host:port[,host:port...].
+func checkSpec(spec string) error {
+	if builtins[spec] {
+		return nil
+	}
+	for _, a := range strings.Split(spec, ",") {
+		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
+			return fmt.Errorf("target %q: want host:port[,host:port...] or one of zkraft, zkraft3, zookeeper", spec)
+		}
+	}
+	return nil
+}
+
+// checkAvailable fails, with the reason, for a target that cannot run here.
+func checkAvailable(spec string) error {
+	if spec == "zookeeper" {
+		if ok, reason := realzk.Available(); !ok {
+			return fmt.Errorf("target %s: %s", spec, reason)
+		}
+	}
+	return nil
+}
+
+// startTarget starts a built-in target, or names an address list.
+func startTarget(ctx context.Context, spec string, o *options) (*target, error) {
+	fs := "forceSync=" + o.forceSync.String()
+	switch spec {
+	case "zkraft":
+		return startZkraft(ctx)
+	case "zkraft3":
+		return startZkraft3(ctx, bool(o.forceSync), fs)
+	case "zookeeper":
+		return startZooKeeper(bool(o.forceSync), fs)
+	}
+	return &target{name: spec, desc: "external", addrs: strings.Split(spec, ","), stop: func() error { return nil }}, nil
+}
+
+// startZkraft starts an in-memory standalone zkraft server in this process.
+func startZkraft(ctx context.Context) (*target, error) {
+	cfg := server.DefaultConfig()
+	cfg.ClientPort = 0
+	cfg.MaxClientCnxns = 0
+	s, err := startServer(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("start zkraft: %w", err)
+	}
+	return &target{name: "zkraft", desc: "zkraft standalone, in memory, in-process",
+		addrs: []string{s.Addr()}, stop: s.Close}, nil
+}
+
+func startServer(ctx context.Context, cfg server.Config) (*server.Server, error) {
+	s, err := server.New(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Start(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// startZkraft3 starts a durable three-node zkraft ensemble in this process,
+// its data in a temporary directory, and waits until it has a leader.
+func startZkraft3(ctx context.Context, forceSync bool, fs string) (*target, error) {
+	dir, err := os.MkdirTemp("", "zkbench-zkraft3-")
+	if err != nil {
+		return nil, err
+	}
+	t := &target{name: "zkraft3", desc: "zkraft three-node ensemble, durable, " + fs + ", in-process"}
+	var servers []*server.Server
+	t.stop = func() error {
+		for _, s := range servers {
+			s.Close()
+		}
+		return os.RemoveAll(dir)
+	}
+	lines, err := peerLines(3)
+	if err != nil {
+		t.stop()
+		return nil, err
+	}
+	for id := int64(1); id <= 3; id++ {
+		cfg := server.DefaultConfig()
+		cfg.ClientPort, cfg.MaxClientCnxns, cfg.ServerID, cfg.Servers = 0, 0, id, lines
+		cfg.DataDir, cfg.ForceSync = filepath.Join(dir, strconv.FormatInt(id, 10)), forceSync
+		s, err := startServer(ctx, cfg)
+		if err != nil {
+			t.stop()
+			return nil, fmt.Errorf("start zkraft3 server %d: %w", id, err)
+		}
+		servers = append(servers, s)
+		t.addrs = append(t.addrs, s.Addr())
+	}
+	if err := waitForLeader(ctx, servers); err != nil {
+		t.stop()
+		return nil, err
+	}
+	return t, nil
+}
+
+// peerLines returns n server.N lines with free peer and election ports.
+func peerLines(n int) (map[int64]string, error) {
+	lines := make(map[int64]string, n)
+	for id := int64(1); id <= int64(n); id++ {
+		p1, err1 := freePort()
+		p2, err2 := freePort()
+		if err := errors.Join(err1, err2); err != nil {
+			return nil, err
+		}
+		lines[id] = fmt.Sprintf("127.0.0.1:%d:%d", p1, p2)
+	}
+	return lines, nil
+}
+
+// waitForLeader polls until one server leads and the others follow.
+func waitForLeader(ctx context.Context, servers []*server.Server) error {
+	ctx, cancel := context.WithTimeout(ctx, leaderWait)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		leaders, followers := 0, 0
+		for _, s := range servers {
+			switch s.Role() {
+			case "leader":
+				leaders++
+			case "follower":
+				followers++
+			}
+		}
+		if leaders == 1 && followers == len(servers)-1 {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("no leader elected: %w", ctx.Err())
+		case <-tick.C:
+		}
+	}
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// startZooKeeper starts Apache ZooKeeper standalone (a JVM).
+func startZooKeeper(forceSync bool, fs string) (*target, error) {
+	s, err := realzk.Start("", realzk.Options{ForceSync: forceSync,
+		ExtraConfig: map[string]string{"maxClientCnxns": "0"}})
+	if err != nil {
+		return nil, fmt.Errorf("start zookeeper: %w", err)
+	}
+	return &target{name: "zookeeper", desc: "Apache ZooKeeper standalone, " + fs,
+		addrs: []string{s.Addr()}, stop: s.Stop}, nil
+}

@@ -1,0 +1,199 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// testOptions is a short, small workload: its runs take about 200 ms.
+func testOptions(t *testing.T, op string) *options {
+	t.Helper()
+	args := []string{"-op", op, "-sessions", "2", "-inflight", "2", "-keys", "20",
+		"-warmup", "20ms", "-duration", "200ms", "-size", "10"}
+	var stderr bytes.Buffer
+	o, err := parseFlags(args, &stderr)
+	if err != nil {
+		t.Fatalf("parseFlags(%q): %v\n%s", args, err, stderr.String())
+	}
+	return o
+}
+
+func startTestTarget(t *testing.T, spec string, o *options) *target {
+	t.Helper()
+	tg, err := startTarget(context.Background(), spec, o)
+	if err != nil {
+		t.Fatalf("start %s: %v", spec, err)
+	}
+	t.Cleanup(func() { tg.stop() })
+	return tg
+}
+
+// rootChildren lists the children of / on the target.
+func rootChildren(t *testing.T, addrs []string) []string {
+	t.Helper()
+	s, err := connect(context.Background(), addrs, 10*time.Second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if _, err := s.Sync("/"); err != nil { // a follower may lag behind
+		t.Fatal(err)
+	}
+	children, _, err := s.Children("/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(children)
+	return children
+}
+
+func TestEveryOpAgainstZkraft(t *testing.T) {
+	tg := startTestTarget(t, "zkraft", testOptions(t, "get"))
+	for _, op := range opNames {
+		t.Run(op, func(t *testing.T) {
+			res, err := runBench(context.Background(), testOptions(t, op), tg.addrs)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Ops == 0 || res.Errors != 0 {
+				t.Fatalf("%d ops, %d errors (first: %s); want some ops and no errors", res.Ops, res.Errors, res.FirstError)
+			}
+			if res.P50 <= 0 || res.P50 > res.P99 || res.P99 > res.P999 || res.P999 > res.Max {
+				t.Errorf("percentiles not ordered: p50 %v p99 %v p99.9 %v max %v", res.P50, res.P99, res.P999, res.Max)
+			}
+			if got := rootChildren(t, tg.addrs); !slices.Equal(got, []string{"zookeeper"}) {
+				t.Errorf("after the run / has %q, want the bench root cleaned up", got)
+			}
+		})
+	}
+}
+
+func TestCompareJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-compare", "zkraft,zkraft", "-op", "mix", "-mix", "50", "-sessions", "2",
+		"-keys", "10", "-warmup", "0s", "-duration", "100ms", "-rounds", "2", "-json"}
+	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	var doc jsonReport
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
+	}
+	var order []string
+	for _, r := range doc.Rounds {
+		order = append(order, r.Target)
+		if r.Ops == 0 || r.Errors != 0 {
+			t.Errorf("round %d %s: %d ops, %d errors", r.Round, r.Target, r.Ops, r.Errors)
+		}
+	}
+	if !slices.Equal(order, []string{"A", "B", "A", "B"}) {
+		t.Errorf("rounds ran as %v, want A B A B", order)
+	}
+	if len(doc.Summary) != len(metrics) || doc.Summary[0].Metric != "ops_per_sec" || doc.Summary[0].Ratio <= 0 {
+		t.Errorf("summary %+v, want a positive ops_per_sec ratio first and one row per metric", doc.Summary)
+	}
+	if doc.Config.Op != "mix" || doc.Config.MixGetPercent != 50 || len(doc.Targets) != 2 {
+		t.Errorf("config %+v targets %+v", doc.Config, doc.Targets)
+	}
+}
+
+func TestCompareText(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-compare", "zkraft,zkraft", "-op", "get", "-sessions", "1", "-keys", "5",
+		"-warmup", "0s", "-duration", "50ms", "-rounds", "1"}
+	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"A: zkraft", "B: zkraft", "median of 1 rounds", "ops/s", "p99.9"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestZooKeeperUnavailable(t *testing.T) {
+	t.Setenv("PATH", t.TempDir()) // no java
+	var stdout, stderr bytes.Buffer
+	code := realMain(context.Background(), []string{"-compare", "zkraft,zookeeper"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "not available") {
+		t.Errorf("exit %d, stderr %q; want 1 and the reason", code, stderr.String())
+	}
+}
+
+func TestUsageErrors(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-op", "bogus"}, `unknown -op "bogus"`},
+		{[]string{"-sessions", "0"}, "-sessions 0 must be at least 1"},
+		{[]string{"-inflight", "-1"}, "-inflight -1 must be at least 1"},
+		{[]string{"-mix", "101"}, "-mix 101 must be between 0 and 100"},
+		{[]string{"-size", "2000000"}, "-size 2000000 must be between"},
+		{[]string{"-duration", "0s"}, "-duration 0s must be positive"},
+		{[]string{"-compare", "zkraft"}, "want A,B"},
+		{[]string{"-compare", "zkraft,zookeeper,zkraft3"}, "want A,B"},
+		{[]string{"-servers", "zookeepr"}, `target "zookeepr"`},
+		{[]string{"-servers", "zkraft", "-compare", "zkraft,zkraft"}, "exclude each other"},
+		{[]string{"-forcesync=maybe"}, "want yes or no"},
+		{[]string{"-nosuchflag"}, "flag provided but not defined"},
+		{[]string{"extra"}, `unexpected argument "extra"`},
+	}
+	for _, c := range cases {
+		var stdout, stderr bytes.Buffer
+		code := realMain(context.Background(), c.args, &stdout, &stderr)
+		if code != 2 || !strings.Contains(stderr.String(), c.want) || !strings.Contains(stderr.String(), "Usage:") {
+			t.Errorf("%q: exit %d, stderr %q; want 2, %q and the usage", c.args, code, stderr.String(), c.want)
+		}
+	}
+}
+
+func TestFlagsAccepted(t *testing.T) {
+	cases := []struct {
+		args      []string
+		specs     []string
+		rounds    int
+		forceSync yesNo
+	}{
+		{nil, []string{"127.0.0.1:2181"}, 1, false},
+		{[]string{"-compare", "zkraft,zookeeper", "-forcesync=yes"}, []string{"zkraft", "zookeeper"}, 3, true},
+		{[]string{"-compare", "a:1,b:2;zkraft3", "-rounds", "5", "-forcesync"}, []string{"a:1,b:2", "zkraft3"}, 5, true},
+		{[]string{"-servers", "h:2181,[::1]:2182", "-op", "create+delete"}, []string{"h:2181,[::1]:2182"}, 1, false},
+	}
+	for _, c := range cases {
+		var stderr bytes.Buffer
+		o, err := parseFlags(c.args, &stderr)
+		if err != nil {
+			t.Errorf("%q: %v\n%s", c.args, err, stderr.String())
+			continue
+		}
+		if !slices.Equal(o.specs, c.specs) || o.rounds != c.rounds || o.forceSync != c.forceSync {
+			t.Errorf("%q: specs %q rounds %d forcesync %v; want %q %d %v", c.args, o.specs, o.rounds, o.forceSync, c.specs, c.rounds, c.forceSync)
+		}
+	}
+}
+
+func TestZkraft3Ensemble(t *testing.T) {
+	o := testOptions(t, "create")
+	tg := startTestTarget(t, "zkraft3", o)
+	if len(tg.addrs) != 3 {
+		t.Fatalf("addresses %q, want three", tg.addrs)
+	}
+	for _, op := range []string{"create", "mix"} {
+		res, err := runBench(context.Background(), testOptions(t, op), tg.addrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ops == 0 || res.Errors != 0 {
+			t.Fatalf("%s: %d ops, %d errors (first: %s); want some ops and no errors", op, res.Ops, res.Errors, res.FirstError)
+		}
+	}
+	if got := rootChildren(t, tg.addrs); !slices.Equal(got, []string{"zookeeper"}) {
+		t.Errorf("after the runs / has %q, want the bench roots cleaned up", got)
+	}
+}
