@@ -61,7 +61,7 @@ func (l *Lock) acquire(ctx context.Context, wait bool) (bool, error) {
 		return false, err
 	}
 	if err := turn(ctx, l.conn, l.dir, node, predecessor, wait); err != nil {
-		deleteNode(context.Background(), l.conn, node)
+		removeNode(l.conn, node) // even if ctx ended: leave no orphan
 		if errors.Is(err, errNotYet) {
 			return false, nil
 		}

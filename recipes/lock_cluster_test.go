@@ -1,3 +1,12 @@
+// go-zookeeper v1.0.4 has a data race between its receive loop and the
+// SetWatches it sends after reconnecting (it reads lastZxid unsynchronised;
+// go-zookeeper/zk PR #35 would fix it, unreleased). A client that holds
+// watches and has requests in flight while it moves to another server trips
+// it under -race, which is what this test does on purpose. It therefore runs
+// without -race: `make test` runs it in a second, race-free pass.
+
+//go:build !race
+
 package recipes_test
 
 import (

@@ -71,6 +71,7 @@ func watchHold(conn *zk.Conn, p string) *holdWatch {
 
 func (h *holdWatch) run(conn *zk.Conn, p string) {
 	defer close(h.done)
+	r := retrier{conn: conn}
 	for {
 		ok, _, ch, err := conn.ExistsW(p)
 		if retryable(err) {
@@ -79,10 +80,13 @@ func (h *holdWatch) run(conn *zk.Conn, p string) {
 				return
 			default:
 			}
-			if pause(context.Background()) == nil {
+			// A closed client ends the retries (and the hold: its
+			// session ends with it).
+			if err = r.retry(context.Background(), err); err == nil {
 				continue
 			}
 		}
+		r.reset()
 		if err != nil || !ok {
 			h.markLost()
 			return

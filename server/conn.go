@@ -203,7 +203,9 @@ func (c *conn) writeLoop() {
 				return
 			}
 			r := c.complete(p)
-			scratch = c.writeEvents(bw, scratch)
+			if p.read == nil { // a read drained its own events (runRead)
+				scratch = c.writeEvents(bw, scratch)
+			}
 			scratch = c.writeReply(bw, scratch, r)
 			if r.closeAfter {
 				bw.Flush()

@@ -167,6 +167,12 @@ func (c *conn) runRead(h handler, p *pending) *reply {
 		if r.hdr.Err = wire.CodeOf(err); err == nil {
 			r.body = body
 		}
+		// Writes queue their events while the state is write-locked, so
+		// the events queued by now (with setWatches' own) belong to what
+		// this read saw and go before its reply. Events queued later, which
+		// may fire a watch this read just set, must go after it: a client
+		// drops an event for a watch it has not yet been told it holds.
+		r.preEvents = append(r.preEvents, c.events.drain()...)
 	})
 	return r
 }
