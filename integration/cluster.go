@@ -213,10 +213,14 @@ func (c *Cluster) Connect(t testing.TB, addrs ...string) (*zk.Conn, <-chan zk.Ev
 	return connectTo(t, addrs)
 }
 
-// Close stops every server.
+// Close stops every server at once, without leadership hand-overs: the
+// ensemble is going away as a whole.
 func (c *Cluster) Close() {
-	for i := range c.Servers {
-		c.Stop(i)
+	for i, s := range c.Servers {
+		if s != nil {
+			s.Close()
+			c.Servers[i] = nil
+		}
 	}
 }
 
