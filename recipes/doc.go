@@ -1,8 +1,15 @@
 // Package recipes implements the classic ZooKeeper coordination recipes on
-// the stock github.com/go-zookeeper/zk client: locks (exclusive, shared
-// read/write, revocable), a semaphore, leader election, group membership and
-// a service registry, barriers and double barriers, queues, two-phase
-// commit, a counter and a configuration watcher.
+// the stock github.com/go-zookeeper/zk client:
+//
+//   - locks: Lock (exclusive), RWLock (shared read/write), RevocableLock;
+//   - Semaphore with N leases;
+//   - Election (leader election), JoinGroup (group membership), Register
+//     (service registry), each with a live view (ObserveLeader,
+//     WatchMembers, WatchInstances);
+//   - Barrier and DoubleBarrier;
+//   - Queue and PriorityQueue;
+//   - two-phase commit: Coordinator and JoinTransaction;
+//   - Counter (versioned compare-and-set) and WatchConfig.
 //
 // It imports no part of the zkraft server: every recipe works against any
 // ZooKeeper ensemble, and the tests prove each one against zkraft.
