@@ -80,7 +80,7 @@ func configWatch(ctx context.Context, conn *zk.Conn, path string, out chan<- Con
 				if !read || configChanged(last, u) {
 					last, read, pending = u, true, true
 				}
-			case configTransient(err):
+			case transientErr(err):
 				if retry == nil {
 					retry = time.NewTimer(backoff)
 				} else {
@@ -142,11 +142,4 @@ func configChanged(a, b ConfigUpdate) bool {
 		return false
 	}
 	return a.Stat.Czxid != b.Stat.Czxid || a.Stat.Mzxid != b.Stat.Mzxid
-}
-
-// configTransient reports an error after which the watcher reads again:
-// a connection loss, or a session expiry (go-zookeeper opens a new
-// session).
-func configTransient(err error) bool {
-	return retryable(err) || errors.Is(err, zk.ErrSessionExpired)
 }

@@ -11,11 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// ErrUnknownOutcome is returned by a Counter write whose reply was lost
-// and whose session then expired before it could find out whether the
-// write had run: the value may or may not have changed.
-var ErrUnknownOutcome = errors.New("recipes: outcome unknown (reply lost, then session expired)")
-
 // Counter is a shared int64 kept in the data of one persistent node, as
 // decimal text ("42", "-7"): the encoding of kazoo's Counter, readable in
 // zkCli. (Curator's DistributedAtomicLong stores 8 big-endian bytes
@@ -94,7 +89,7 @@ func (c *Counter) read(ctx context.Context) (int64, int32, error) {
 			return v, stat.Version, err
 		case errors.Is(err, zk.ErrNoNode):
 			return c.initial, -1, nil
-		case !counterTransient(err):
+		case !transientErr(err):
 			return 0, 0, err
 		}
 		if err := pause(ctx); err != nil {
@@ -167,7 +162,7 @@ func (c *Counter) update(ctx context.Context, next func(cur int64) (int64, bool)
 				lostOn = append(lostOn, session)
 			}
 			continue
-		case !counterTransient(err):
+		case !transientErr(err):
 			return 0, false, err
 		}
 		lostOn = append(lostOn, session)
@@ -195,7 +190,7 @@ func (c *Counter) checkMarker(ctx context.Context, marker string, lostOn []int64
 				}
 			}
 			return 0, false, nil
-		case !counterTransient(err):
+		case !transientErr(err):
 			return 0, false, err
 		}
 		if err := pause(ctx); err != nil {
@@ -217,18 +212,11 @@ func (c *Counter) create(ctx context.Context) error {
 				return err
 			}
 			continue
-		case !counterTransient(err):
+		case !transientErr(err):
 			return err
 		}
 		if err := pause(ctx); err != nil {
 			return err
 		}
 	}
-}
-
-// counterTransient reports an error after which the request may be sent
-// again: a connection loss, or a session expiry (go-zookeeper opens a new
-// session).
-func counterTransient(err error) bool {
-	return retryable(err) || errors.Is(err, zk.ErrSessionExpired)
 }

@@ -51,10 +51,6 @@ type DoubleBarrier struct {
 	node string     // our node between Enter and Leave
 }
 
-// ErrAlreadyEntered is returned by Enter on a participant that has entered
-// and not yet left.
-var ErrAlreadyEntered = errors.New("recipes: double barrier already entered")
-
 // errBadCount is returned by Enter when the barrier was made for no one.
 var errBadCount = errors.New("recipes: double barrier count must be at least 1")
 

@@ -12,6 +12,15 @@ var (
 	// ErrAborted is returned by two-phase commit participants when the
 	// transaction was aborted.
 	ErrAborted = errors.New("recipes: transaction aborted")
-	// ErrClosed is returned by a recipe used after Close.
-	ErrClosed = errors.New("recipes: closed")
+	// ErrUnknownOutcome is returned by a Counter write whose reply was lost
+	// and whose session then expired before it could find out whether the
+	// write had run: the value may or may not have changed.
+	ErrUnknownOutcome = errors.New("recipes: outcome unknown (reply lost, then session expired)")
+	// ErrAlreadyEntered is returned by Enter on a participant that has entered
+	// and not yet left.
+	ErrAlreadyEntered = errors.New("recipes: double barrier already entered")
+	// ErrOtherSide is returned by RLock and TryRLock on an RWLock that holds its
+	// write side, and by Lock and TryLock on one that holds its read side: an
+	// RWLock value holds one side at a time.
+	ErrOtherSide = errors.New("recipes: RWLock holds the other side")
 )

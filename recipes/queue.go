@@ -158,12 +158,6 @@ func (q *queue) items(kids []string) []string {
 	return items
 }
 
-// queueRetry reports whether a producer or consumer may simply try again
-// after err: it keeps no ephemeral state, so a new session does as well.
-func queueRetry(err error) bool {
-	return retryable(err) || errors.Is(err, zk.ErrSessionExpired)
-}
-
 func (q *queue) take(ctx context.Context) ([]byte, error) {
 	for {
 		items, _, err := q.list(ctx, false)
@@ -219,7 +213,7 @@ func (q *queue) list(ctx context.Context, watch bool) ([]string, <-chan zk.Event
 			if err := ensurePath(ctx, q.conn, q.dir, q.opt.acl); err != nil {
 				return nil, nil, err
 			}
-		case queueRetry(err):
+		case transientErr(err):
 			if err := pause(ctx); err != nil {
 				return nil, nil, err
 			}
@@ -237,7 +231,7 @@ func (q *queue) claim(ctx context.Context, name string) ([]byte, bool, error) {
 		switch {
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, false, nil // taken by another consumer
-		case queueRetry(err):
+		case transientErr(err):
 			if err := pause(ctx); err != nil {
 				return nil, false, err
 			}
@@ -294,7 +288,7 @@ func (q *queue) claim(ctx context.Context, name string) ([]byte, bool, error) {
 func (q *queue) exists(ctx context.Context, p string) (bool, error) {
 	for {
 		ok, _, err := q.conn.Exists(p)
-		if !queueRetry(err) {
+		if !transientErr(err) {
 			return ok, err
 		}
 		if err := pause(ctx); err != nil {
@@ -310,7 +304,7 @@ func (q *queue) exists(ctx context.Context, p string) (bool, error) {
 func (q *queue) forget(ctx context.Context, p string) {
 	for {
 		err := q.conn.Delete(p, -1)
-		if !queueRetry(err) || pause(context.WithoutCancel(ctx)) != nil {
+		if !transientErr(err) || pause(context.WithoutCancel(ctx)) != nil {
 			return
 		}
 	}

@@ -11,7 +11,7 @@ import (
 // transientErr reports whether a request may be sent again after err: a
 // connection loss, or a session expiry (the client gets a new session).
 func transientErr(err error) bool {
-	return retryable(err) || errors.Is(err, zk.ErrSessionExpired) || errors.Is(err, zk.ErrNoServer)
+	return retryable(err) || errors.Is(err, zk.ErrSessionExpired)
 }
 
 // Bounds of the delay between retries: from pause's step up to a second.

@@ -15,11 +15,6 @@ const (
 	rwWritePrefix = "write-"
 )
 
-// ErrOtherSide is returned by RLock and TryRLock on an RWLock that holds its
-// write side, and by Lock and TryLock on one that holds its read side: an
-// RWLock value holds one side at a time.
-var ErrOtherSide = errors.New("recipes: RWLock holds the other side")
-
 // RWLock is a shared read/write lock on a directory, interoperable among
 // every client that uses the same directory (the recipe of Curator's
 // InterProcessReadWriteLock and kazoo's ReadLock/WriteLock).

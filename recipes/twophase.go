@@ -132,7 +132,7 @@ func (c *Coordinator) Begin(ctx context.Context, txID string, sites []string) (*
 				return nil, fmt.Errorf("recipes: transaction %q exists with sites %q: %w", txID, got, zk.ErrNodeExists)
 			}
 			return t, nil
-		case !tpcTransient(err):
+		case !transientErr(err):
 			return nil, err
 		}
 		if err := pause(ctx); err != nil {
@@ -161,7 +161,7 @@ func (t *Transaction) Decide(ctx context.Context) (bool, error) {
 	votes := map[string]bool{} // votes read so far (they never change)
 	for {
 		kids, _, ch, err := t.conn.ChildrenW(t.path)
-		if tpcTransient(err) {
+		if transientErr(err) {
 			if err := pause(ctx); err != nil {
 				return t.abortOnce(ctx)
 			}
@@ -269,7 +269,7 @@ func (t *Transaction) settle(ctx context.Context, commit bool) (bool, error) {
 				return false, fmt.Errorf("recipes: transaction %q removed: %w", t.id, zk.ErrNoNode)
 			}
 			return false, errTpcSiteGone
-		case !tpcTransient(err):
+		case !transientErr(err):
 			return false, err
 		}
 		if err := pause(ctx); err != nil {
@@ -416,7 +416,7 @@ func JoinTransaction(ctx context.Context, conn *zk.Conn, dir, txID, site string,
 			return nil, fmt.Errorf("recipes: site %q already joined transaction %q: %w", site, txID, zk.ErrNodeExists)
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, fmt.Errorf("recipes: transaction %q: %w", txID, err)
-		case !tpcTransient(err):
+		case !transientErr(err):
 			return nil, err
 		}
 		if err := pause(ctx); err != nil {
@@ -458,7 +458,7 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 				return fmt.Errorf("recipes: site %q already voted %s", p.site, got)
 			}
 			return nil // voted already (our reply was lost)
-		case !tpcTransient(err):
+		case !transientErr(err):
 			return err
 		}
 		if err := pause(ctx); err != nil {
@@ -476,7 +476,7 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 func (p *Participant) Outcome(ctx context.Context) (bool, error) {
 	for {
 		ok, _, ch, err := p.conn.ExistsW(p.outcome)
-		if tpcTransient(err) {
+		if transientErr(err) {
 			if err := pause(ctx); err != nil {
 				return false, err
 			}
@@ -573,18 +573,11 @@ func tpcReadOutcome(ctx context.Context, conn *zk.Conn, p string) (bool, error) 
 	return false, fmt.Errorf("recipes: bad transaction outcome %q at %s", data, p)
 }
 
-// tpcTransient reports an error after which a read or an idempotent write
-// may be sent again: a connection loss, or a session expiry after which
-// go-zookeeper opens a new session.
-func tpcTransient(err error) bool {
-	return retryable(err) || errors.Is(err, zk.ErrSessionExpired)
-}
-
 // tpcGet reads p, retrying after a connection loss or session expiry.
 func tpcGet(ctx context.Context, conn *zk.Conn, p string) ([]byte, *zk.Stat, error) {
 	for {
 		data, stat, err := conn.Get(p)
-		if !tpcTransient(err) {
+		if !transientErr(err) {
 			return data, stat, err
 		}
 		if err := pause(ctx); err != nil {
@@ -597,7 +590,7 @@ func tpcGet(ctx context.Context, conn *zk.Conn, p string) ([]byte, *zk.Stat, err
 func tpcExists(ctx context.Context, conn *zk.Conn, p string) (bool, *zk.Stat, error) {
 	for {
 		ok, stat, err := conn.Exists(p)
-		if !tpcTransient(err) {
+		if !transientErr(err) {
 			return ok, stat, err
 		}
 		if err := pause(ctx); err != nil {
