@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz soak ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet fmtcheck fuzz soak bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -30,6 +30,11 @@ fuzz:
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzReadFrame -fuzztime 30s
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
+
+# The side-by-side figures of docs/performance.md (about 5 minutes; needs
+# the Debian zookeeper package).
+bench:
+	./scripts/bench.sh
 
 # The linearizability check under leader kills, for longer than CI runs it.
 soak:
