@@ -45,7 +45,7 @@ func (b *Barrier) Set(ctx context.Context) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, b.conn); err != nil {
 			return err
 		}
 	}
@@ -64,7 +64,7 @@ func (b *Barrier) IsSet(ctx context.Context) (bool, error) {
 		if !retryable(err) {
 			return ok, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, b.conn); err != nil {
 			return false, err
 		}
 	}
@@ -92,7 +92,7 @@ func barrierExistsW(ctx context.Context, conn *zk.Conn, p string) (bool, <-chan 
 		if !retryable(err) {
 			return ok, ch, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return false, nil, err
 		}
 	}

@@ -92,7 +92,7 @@ func (c *Counter) read(ctx context.Context) (int64, int32, error) {
 		case !transientErr(err):
 			return 0, 0, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, c.conn); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -166,7 +166,7 @@ func (c *Counter) update(ctx context.Context, next func(cur int64) (int64, bool)
 			return 0, false, err
 		}
 		lostOn = append(lostOn, session)
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, c.conn); err != nil {
 			return 0, false, err
 		}
 	}
@@ -193,7 +193,7 @@ func (c *Counter) checkMarker(ctx context.Context, marker string, lostOn []int64
 		case !transientErr(err):
 			return 0, false, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, c.conn); err != nil {
 			return 0, false, err
 		}
 	}
@@ -215,7 +215,7 @@ func (c *Counter) create(ctx context.Context) error {
 		case !transientErr(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, c.conn); err != nil {
 			return err
 		}
 	}

@@ -99,7 +99,7 @@ func (b *DoubleBarrier) Enter(ctx context.Context) error {
 			err = barrierAwait(ctx, ch)
 		}
 		if err != nil {
-			deleteNode(context.Background(), b.conn, node)
+			removeNode(b.conn, node)
 			return err
 		}
 		if ok {
@@ -149,7 +149,7 @@ func (b *DoubleBarrier) setReady(ctx context.Context) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, b.conn); err != nil {
 			return err
 		}
 	}
@@ -171,7 +171,7 @@ func (b *DoubleBarrier) Leave(ctx context.Context) error {
 	b.node = ""
 	err := b.leave(ctx, node)
 	if err != nil && ctx.Err() != nil {
-		deleteNode(context.Background(), b.conn, node)
+		removeNode(b.conn, node)
 	}
 	return err
 }

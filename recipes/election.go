@@ -43,7 +43,7 @@ func NewElection(conn *zk.Conn, dir string, opts ...Option) *Election {
 }
 
 // electionPrefix names candidate nodes ("n-0000000007" after the
-// protected tag), as kazoo and Curator's LeaderSelector do.
+// protected tag), as in the ZooKeeper documentation's election recipe.
 const electionPrefix = "n-"
 
 // Campaign enters the election and blocks until this candidate leads or
@@ -120,7 +120,7 @@ func (e *Election) Resign(ctx context.Context) error {
 	e.hold.release()
 	node := e.node
 	e.node, e.hold = "", nil
-	if err := deleteNode(ctx, e.conn, node); err != nil {
+	if err := giveUp(ctx, e.conn, node); err != nil {
 		return err
 	}
 	select {
@@ -184,7 +184,7 @@ func CurrentLeader(ctx context.Context, conn *zk.Conn, dir string) ([]byte, erro
 		case !retryable(err):
 			return nil, err
 		default:
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, conn); err != nil {
 				return nil, err
 			}
 		}

@@ -103,7 +103,7 @@ func MemberData(ctx context.Context, conn *zk.Conn, dir, member string) ([]byte,
 		if !retryable(err) {
 			return data, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return nil, err
 		}
 	}

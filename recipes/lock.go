@@ -84,6 +84,7 @@ func (l *Lock) reenter() bool {
 	select {
 	case <-l.hold.lost:
 		l.hold.release()
+		go removeNode(l.conn, l.node) // in case the loss was a false alarm
 		l.node, l.count, l.hold = "", 0, nil
 		return false
 	default:
@@ -108,11 +109,17 @@ func (l *Lock) Unlock(ctx context.Context) error {
 	l.hold.release()
 	node := l.node
 	l.node, l.hold = "", nil
+	// Delete it even if the hold was reported lost: a false alarm (an
+	// error the watch could not tell from a loss) must not leave a live
+	// node blocking everyone. A node really gone is simply not found.
+	if err := giveUp(ctx, l.conn, node); err != nil {
+		return err
+	}
 	select {
 	case <-lost:
-		return ErrSessionLost // the node is gone; it was no longer ours
+		return ErrSessionLost // it was no longer ours to release
 	default:
-		return deleteNode(ctx, l.conn, node)
+		return nil
 	}
 }
 

@@ -15,7 +15,7 @@ import (
 )
 
 // protectedPrefix starts every protected node name, followed by a random
-// id and a dash; it is the prefix Curator and go-zookeeper use too.
+// id (32 hex digits) and a dash, the form go-zookeeper's protected create uses.
 const protectedPrefix = "_c_"
 
 // seqDigits is the width of the counter ZooKeeper appends to sequential names.
@@ -49,11 +49,14 @@ func CreateProtected(ctx context.Context, conn *zk.Conn, dir, name string, data 
 		case !retryable(err):
 			return "", err
 		}
-		// The reply was lost: did the create happen?
-		if found, err := findTagged(ctx, conn, dir, tag); err != nil || found != "" {
+		// The reply was lost: did the create happen? Find out even if ctx
+		// has ended meanwhile, or a node made by this call could be left
+		// in the line with no one to delete it (the lookup still stops if
+		// the client is closed, and the session's nodes go with it).
+		if found, err := findTagged(context.WithoutCancel(ctx), conn, dir, tag); err != nil || found != "" {
 			return found, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return "", err
 		}
 	}
@@ -102,7 +105,7 @@ func ensurePath(ctx context.Context, conn *zk.Conn, p string, acl []zk.ACL) erro
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return err
 		}
 	}
@@ -116,16 +119,24 @@ func retryable(err error) bool {
 }
 
 // pause waits a moment before a retry after a connection loss, so that a
-// client that cannot reconnect does not spin; it returns ctx's error.
-func pause(ctx context.Context) error {
+// client that cannot reconnect does not spin. It returns ctx's error, or
+// zk.ErrClosing when the client has been closed: go-zookeeper answers a
+// closed client's requests with the same ErrConnectionClosed as a lost
+// connection, but a live client leaves the "disconnected" state at once to
+// reconnect, while a closed one stays in it.
+func pause(ctx context.Context, conn *zk.Conn) error {
+	before := conn.State()
 	t := time.NewTimer(10 * time.Millisecond)
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	if before == zk.StateDisconnected && conn.State() == zk.StateDisconnected {
+		return zk.ErrClosing
+	}
+	return nil
 }
 
 // children lists dir, retrying after a connection loss.
@@ -135,7 +146,7 @@ func children(ctx context.Context, conn *zk.Conn, dir string) ([]string, error) 
 		if !retryable(err) {
 			return kids, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return nil, err
 		}
 	}
@@ -152,10 +163,23 @@ func deleteNode(ctx context.Context, conn *zk.Conn, p string) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return err
 		}
 	}
+}
+
+// giveUp deletes a node the caller is giving up (a lock, lease or
+// candidacy it has released). If ctx ends or the connection fails first, a
+// goroutine goes on deleting it until it is gone or the client is closed,
+// so that a node nobody remembers can never block the others for the rest
+// of the session.
+func giveUp(ctx context.Context, conn *zk.Conn, p string) error {
+	err := deleteNode(ctx, conn, p)
+	if err != nil {
+		go removeNode(conn, p)
+	}
+	return err
 }
 
 // sequence returns the counter ZooKeeper appended to a sequential name.
@@ -215,7 +239,7 @@ func waitGone(ctx context.Context, conn *zk.Conn, p string) error {
 	for {
 		ok, _, ch, err := conn.ExistsW(p)
 		if retryable(err) {
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, conn); err != nil {
 				return err
 			}
 			continue

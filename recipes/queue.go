@@ -123,7 +123,7 @@ func (q *queue) put(ctx context.Context, name string, data []byte) error {
 				q.forget(ctx, marker)
 				return nil
 			}
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, q.conn); err != nil {
 				return err
 			}
 			continue
@@ -214,7 +214,7 @@ func (q *queue) list(ctx context.Context, watch bool) ([]string, <-chan zk.Event
 				return nil, nil, err
 			}
 		case transientErr(err):
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, q.conn); err != nil {
 				return nil, nil, err
 			}
 		default:
@@ -232,7 +232,7 @@ func (q *queue) claim(ctx context.Context, name string) ([]byte, bool, error) {
 		case errors.Is(err, zk.ErrNoNode):
 			return nil, false, nil // taken by another consumer
 		case transientErr(err):
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, q.conn); err != nil {
 				return nil, false, err
 			}
 			continue
@@ -263,7 +263,7 @@ func (q *queue) claim(ctx context.Context, name string) ([]byte, bool, error) {
 				q.forget(ctx, claim)
 				return data, true, nil
 			}
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, q.conn); err != nil {
 				return nil, false, err
 			}
 			continue // it did not run: try this item again
@@ -291,7 +291,7 @@ func (q *queue) exists(ctx context.Context, p string) (bool, error) {
 		if !transientErr(err) {
 			return ok, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, q.conn); err != nil {
 			return false, err
 		}
 	}
@@ -304,7 +304,7 @@ func (q *queue) exists(ctx context.Context, p string) (bool, error) {
 func (q *queue) forget(ctx context.Context, p string) {
 	for {
 		err := q.conn.Delete(p, -1)
-		if !transientErr(err) || pause(context.WithoutCancel(ctx)) != nil {
+		if !transientErr(err) || pause(context.WithoutCancel(ctx), q.conn) != nil {
 			return
 		}
 	}

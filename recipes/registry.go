@@ -145,7 +145,7 @@ func (r *Registration) Deregister(ctx context.Context) error {
 		ok, st, err := r.conn.Exists(r.node)
 		switch {
 		case retryable(err):
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, r.conn); err != nil {
 				return err
 			}
 			continue
@@ -175,7 +175,7 @@ func Instances(ctx context.Context, conn *zk.Conn, base, service string) ([]Inst
 		if !retryable(err) {
 			return out, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return nil, err
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"path"
 	"sync"
-	"time"
 
 	"github.com/go-zookeeper/zk"
 )
@@ -144,7 +143,7 @@ func Revoke(ctx context.Context, conn *zk.Conn, dir string) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return err
 		}
 	}
@@ -171,14 +170,15 @@ func (w *revokeWatch) run(conn *zk.Conn) {
 	for {
 		_, stat, ch, err := conn.GetW(w.node)
 		if retryable(err) {
-			t := time.NewTimer(10 * time.Millisecond)
 			select {
 			case <-w.stopped:
-				t.Stop()
 				return
-			case <-t.C:
-				continue
+			default:
 			}
+			if pause(context.Background(), conn) == nil {
+				continue // a closed client ends the watch
+			}
+			return
 		}
 		if err != nil {
 			return // the node is gone: the hold is lost, not revoked

@@ -141,7 +141,7 @@ func (l *RWLock) acquire(ctx context.Context, side, other *rwSide, wait bool) (b
 		return false, err
 	}
 	if err := turn(ctx, l.conn, l.dir, node, side.blocker, wait); err != nil {
-		deleteNode(context.Background(), l.conn, node)
+		removeNode(l.conn, node)
 		if errors.Is(err, errNotYet) {
 			return false, nil
 		}
@@ -189,7 +189,7 @@ func (l *RWLock) release(ctx context.Context, side *rwSide) error {
 	side.hold.release()
 	node := side.node
 	side.node, side.hold = "", nil
-	if err := deleteNode(ctx, l.conn, node); err != nil {
+	if err := giveUp(ctx, l.conn, node); err != nil {
 		return err
 	}
 	select {

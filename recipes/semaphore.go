@@ -75,7 +75,7 @@ func (s *Semaphore) acquire(ctx context.Context, wait bool) (*Lease, error) {
 		return nil, err
 	}
 	if err := s.await(ctx, node, wait); err != nil {
-		deleteNode(context.Background(), s.conn, node)
+		removeNode(s.conn, node)
 		if errors.Is(err, errNotYet) {
 			return nil, nil
 		}
@@ -118,7 +118,7 @@ func (s *Semaphore) await(ctx context.Context, node string, wait bool) error {
 			// First in line: any holder's release admits us.
 			kids, _, ch, err := s.conn.ChildrenW(s.dir)
 			if retryable(err) {
-				if err := pause(ctx); err != nil {
+				if err := pause(ctx, s.conn); err != nil {
 					return err
 				}
 				continue
@@ -143,7 +143,7 @@ func (s *Semaphore) await(ctx context.Context, node string, wait bool) error {
 			pred := path.Join(s.dir, kids[me-1])
 			ok, stat, ch, err := s.conn.ExistsW(pred)
 			if retryable(err) {
-				if err := pause(ctx); err != nil {
+				if err := pause(ctx, s.conn); err != nil {
 					return err
 				}
 				continue
@@ -195,7 +195,7 @@ func (s *Semaphore) wakeNext(ctx context.Context, node string) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, s.conn); err != nil {
 			return err
 		}
 	}
@@ -223,7 +223,7 @@ func (l *Lease) Release(ctx context.Context) error {
 	}
 	l.hold.release()
 	l.hold = nil
-	if err := deleteNode(ctx, l.conn, l.node); err != nil {
+	if err := giveUp(ctx, l.conn, l.node); err != nil {
 		return err
 	}
 	select {

@@ -33,6 +33,9 @@ func turn(ctx context.Context, conn *zk.Conn, dir, node string, blocker blockerF
 	name := path.Base(node)
 	for {
 		kids, err := children(ctx, conn, dir)
+		if errors.Is(err, zk.ErrSessionExpired) {
+			return ErrSessionLost // our ephemeral node went with the session
+		}
 		if err != nil {
 			return err
 		}

@@ -135,7 +135,7 @@ func (c *Coordinator) Begin(ctx context.Context, txID string, sites []string) (*
 		case !transientErr(err):
 			return nil, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, t.conn); err != nil {
 			return nil, err
 		}
 	}
@@ -162,7 +162,7 @@ func (t *Transaction) Decide(ctx context.Context) (bool, error) {
 	for {
 		kids, _, ch, err := t.conn.ChildrenW(t.path)
 		if transientErr(err) {
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, t.conn); err != nil {
 				return t.abortOnce(ctx)
 			}
 			continue
@@ -272,7 +272,7 @@ func (t *Transaction) settle(ctx context.Context, commit bool) (bool, error) {
 		case !transientErr(err):
 			return false, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, t.conn); err != nil {
 			return false, err
 		}
 	}
@@ -345,7 +345,7 @@ func (t *Transaction) Remove(ctx context.Context) error {
 		case !retryable(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, t.conn); err != nil {
 			return err
 		}
 	}
@@ -419,7 +419,7 @@ func JoinTransaction(ctx context.Context, conn *zk.Conn, dir, txID, site string,
 		case !transientErr(err):
 			return nil, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			p.dropAlive(ctx) // in case the lost create ran (one attempt)
 			return nil, err
 		}
@@ -461,7 +461,7 @@ func (p *Participant) Vote(ctx context.Context, commit bool) error {
 		case !transientErr(err):
 			return err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, p.conn); err != nil {
 			return err
 		}
 	}
@@ -477,7 +477,7 @@ func (p *Participant) Outcome(ctx context.Context) (bool, error) {
 	for {
 		ok, _, ch, err := p.conn.ExistsW(p.outcome)
 		if transientErr(err) {
-			if err := pause(ctx); err != nil {
+			if err := pause(ctx, p.conn); err != nil {
 				return false, err
 			}
 			continue
@@ -580,7 +580,7 @@ func tpcGet(ctx context.Context, conn *zk.Conn, p string) ([]byte, *zk.Stat, err
 		if !transientErr(err) {
 			return data, stat, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -593,7 +593,7 @@ func tpcExists(ctx context.Context, conn *zk.Conn, p string) (bool, *zk.Stat, er
 		if !transientErr(err) {
 			return ok, stat, err
 		}
-		if err := pause(ctx); err != nil {
+		if err := pause(ctx, conn); err != nil {
 			return false, nil, err
 		}
 	}
