@@ -31,9 +31,8 @@ type Election struct {
 	opt  options
 
 	camp sync.Mutex // one campaign at a time
-	mu   sync.Mutex // guards the fields below
-	node string     // our node while leading
-	hold *holdWatch
+	mu   sync.Mutex // guards h
+	h    heldNode   // held once while leading
 }
 
 // NewElection returns a candidate in the election in dir (created if
@@ -57,18 +56,12 @@ func (e *Election) Campaign(ctx context.Context) error {
 	if e.leading() {
 		return nil
 	}
-	node, err := CreateProtected(ctx, e.conn, e.dir, electionPrefix, e.opt.data, zk.FlagEphemeral|zk.FlagSequence, e.opt.acl)
+	node, err := contend(ctx, e.conn, e.dir, electionPrefix, e.opt, predecessor, true)
 	if err != nil {
 		return err
 	}
-	if err := turn(ctx, e.conn, e.dir, node, predecessor, true); err != nil {
-		if !errors.Is(err, ErrSessionLost) { // else the node is gone already
-			removeNode(e.conn, node)
-		}
-		return err
-	}
 	e.mu.Lock()
-	e.node, e.hold = node, watchHold(e.conn, node)
+	e.h.take(e.conn, node)
 	e.mu.Unlock()
 	return nil
 }
@@ -78,28 +71,19 @@ func (e *Election) Campaign(ctx context.Context) error {
 func (e *Election) leading() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.hold == nil {
-		return false
-	}
-	select {
-	case <-e.hold.lost:
-		e.hold.release()
-		e.node, e.hold = "", nil
-		return false
-	default:
-		return true
-	}
+	e.h.forgetIfLost(e.conn)
+	return e.h.held()
 }
 
 // IsLeader reports whether this candidate leads and has not lost it.
 func (e *Election) IsLeader() bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.hold == nil {
+	if !e.h.held() {
 		return false
 	}
 	select {
-	case <-e.hold.lost:
+	case <-e.h.lost():
 		return false
 	default:
 		return true
@@ -113,22 +97,7 @@ func (e *Election) IsLeader() bool {
 func (e *Election) Resign(ctx context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.hold == nil {
-		return ErrNotHeld
-	}
-	lost := e.hold.lost
-	e.hold.release()
-	node := e.node
-	e.node, e.hold = "", nil
-	if err := giveUp(ctx, e.conn, node); err != nil {
-		return err
-	}
-	select {
-	case <-lost:
-		return ErrSessionLost
-	default:
-		return nil
-	}
+	return e.h.release(ctx, e.conn) // held once: this deletes the node
 }
 
 // Lost returns a channel closed when the leader loses leadership without
@@ -138,17 +107,14 @@ func (e *Election) Resign(ctx context.Context) error {
 func (e *Election) Lost() <-chan struct{} {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.hold == nil {
-		return nil
-	}
-	return e.hold.lost
+	return e.h.lost()
 }
 
 // Node returns the path of the candidate's node while it leads, else "".
 func (e *Election) Node() string {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	return e.node
+	return e.h.path
 }
 
 // Leader returns the identity (WithData) of the election's current

@@ -21,11 +21,9 @@ type Lock struct {
 	dir  string
 	opt  options
 
-	acq   sync.Mutex // one acquisition at a time
-	mu    sync.Mutex // guards the fields below
-	node  string     // our node while held
-	count int
-	hold  *holdWatch
+	acq sync.Mutex // one acquisition at a time
+	mu  sync.Mutex // guards h
+	h   heldNode
 }
 
 // NewLock returns a lock on dir (created if missing).
@@ -56,19 +54,15 @@ func (l *Lock) acquire(ctx context.Context, wait bool) (bool, error) {
 	if l.reenter() {
 		return true, nil
 	}
-	node, err := CreateProtected(ctx, l.conn, l.dir, lockPrefix, l.opt.data, zk.FlagEphemeral|zk.FlagSequence, l.opt.acl)
+	node, err := contend(ctx, l.conn, l.dir, lockPrefix, l.opt, predecessor, wait)
+	if errors.Is(err, errNotYet) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	if err := turn(ctx, l.conn, l.dir, node, predecessor, wait); err != nil {
-		removeNode(l.conn, node) // even if ctx ended: leave no orphan
-		if errors.Is(err, errNotYet) {
-			return false, nil
-		}
-		return false, err
-	}
 	l.mu.Lock()
-	l.node, l.count, l.hold = node, 1, watchHold(l.conn, node)
+	l.h.take(l.conn, node)
 	l.mu.Unlock()
 	return true, nil
 }
@@ -78,19 +72,12 @@ func (l *Lock) acquire(ctx context.Context, wait bool) (bool, error) {
 func (l *Lock) reenter() bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.count == 0 {
+	l.h.forgetIfLost(l.conn)
+	if !l.h.held() {
 		return false
 	}
-	select {
-	case <-l.hold.lost:
-		l.hold.release()
-		go removeNode(l.conn, l.node) // in case the loss was a false alarm
-		l.node, l.count, l.hold = "", 0, nil
-		return false
-	default:
-		l.count++
-		return true
-	}
+	l.h.count++
+	return true
 }
 
 // Unlock releases one hold; the last one deletes the lock node, which
@@ -99,28 +86,7 @@ func (l *Lock) reenter() bool {
 func (l *Lock) Unlock(ctx context.Context) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.count == 0 {
-		return ErrNotHeld
-	}
-	if l.count--; l.count > 0 {
-		return nil
-	}
-	lost := l.hold.lost
-	l.hold.release()
-	node := l.node
-	l.node, l.hold = "", nil
-	// Delete it even if the hold was reported lost: a false alarm (an
-	// error the watch could not tell from a loss) must not leave a live
-	// node blocking everyone. A node really gone is simply not found.
-	if err := giveUp(ctx, l.conn, node); err != nil {
-		return err
-	}
-	select {
-	case <-lost:
-		return ErrSessionLost // it was no longer ours to release
-	default:
-		return nil
-	}
+	return l.h.release(ctx, l.conn)
 }
 
 // Lost returns a channel closed if the lock is lost while held: the
@@ -129,17 +95,14 @@ func (l *Lock) Unlock(ctx context.Context) error {
 func (l *Lock) Lost() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.hold == nil {
-		return nil
-	}
-	return l.hold.lost
+	return l.h.lost()
 }
 
 // Node returns the path of the lock node while held, else "".
 func (l *Lock) Node() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return l.node
+	return l.h.path
 }
 
 // Holder returns the data of the node holding the lock in dir (what its

@@ -53,9 +53,7 @@ type RWLock struct {
 type rwSide struct {
 	prefix  string
 	blocker blockerFunc
-	node    string // our node while held
-	count   int
-	hold    *holdWatch
+	heldNode
 }
 
 // NewRWLock returns a read/write lock on dir (created if missing).
@@ -136,19 +134,15 @@ func (l *RWLock) acquire(ctx context.Context, side, other *rwSide, wait bool) (b
 	if held, err := l.reenter(side, other); held || err != nil {
 		return held, err
 	}
-	node, err := CreateProtected(ctx, l.conn, l.dir, side.prefix, l.opt.data, zk.FlagEphemeral|zk.FlagSequence, l.opt.acl)
+	node, err := contend(ctx, l.conn, l.dir, side.prefix, l.opt, side.blocker, wait)
+	if errors.Is(err, errNotYet) {
+		return false, nil
+	}
 	if err != nil {
 		return false, err
 	}
-	if err := turn(ctx, l.conn, l.dir, node, side.blocker, wait); err != nil {
-		removeNode(l.conn, node)
-		if errors.Is(err, errNotYet) {
-			return false, nil
-		}
-		return false, err
-	}
 	l.mu.Lock()
-	side.node, side.count, side.hold = node, 1, watchHold(l.conn, node)
+	side.take(l.conn, node)
 	l.mu.Unlock()
 	return true, nil
 }
@@ -159,45 +153,21 @@ func (l *RWLock) acquire(ctx context.Context, side, other *rwSide, wait bool) (b
 func (l *RWLock) reenter(side, other *rwSide) (bool, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if other.count > 0 {
+	if other.held() {
 		return false, ErrOtherSide
 	}
-	if side.count == 0 {
+	side.forgetIfLost(l.conn)
+	if !side.held() {
 		return false, nil
 	}
-	select {
-	case <-side.hold.lost:
-		side.hold.release()
-		side.node, side.count, side.hold = "", 0, nil
-		return false, nil
-	default:
-		side.count++
-		return true, nil
-	}
+	side.count++
+	return true, nil
 }
 
 func (l *RWLock) release(ctx context.Context, side *rwSide) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if side.count == 0 {
-		return ErrNotHeld
-	}
-	if side.count--; side.count > 0 {
-		return nil
-	}
-	lost := side.hold.lost
-	side.hold.release()
-	node := side.node
-	side.node, side.hold = "", nil
-	if err := giveUp(ctx, l.conn, node); err != nil {
-		return err
-	}
-	select {
-	case <-lost:
-		return ErrSessionLost // it was no longer ours to release
-	default:
-		return nil
-	}
+	return side.heldNode.release(ctx, l.conn)
 }
 
 // Lost returns a channel closed if the held side (read or write) is lost
@@ -206,21 +176,18 @@ func (l *RWLock) release(ctx context.Context, side *rwSide) error {
 func (l *RWLock) Lost() <-chan struct{} {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	switch {
-	case l.read.hold != nil:
-		return l.read.hold.lost
-	case l.write.hold != nil:
-		return l.write.hold.lost
+	if l.read.held() {
+		return l.read.lost()
 	}
-	return nil
+	return l.write.lost()
 }
 
 // Node returns the path of the held node (read or write), else "".
 func (l *RWLock) Node() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.read.node != "" {
-		return l.read.node
+	if l.read.held() {
+		return l.read.path
 	}
-	return l.write.node
+	return l.write.path
 }
