@@ -1,7 +1,10 @@
 package consensus
 
 import (
+	"bytes"
+	"encoding/binary"
 	"fmt"
+	"sync"
 
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/wire"
@@ -65,6 +68,34 @@ func (c *Command) Encode(e *wire.Encoder) {
 		e.Long(c.Time)
 		encodePeers(e, c.Members)
 	}
+}
+
+// encoders are scratch space for encodeCommand.
+var encoders = sync.Pool{New: func() any { return new(wire.Encoder) }}
+
+// encodeCommand returns cmd's encoding in a buffer of exactly its size (a
+// log entry is kept for a long time, so growth slack would be kept too).
+func encodeCommand(cmd *Command) []byte {
+	e := encoders.Get().(*wire.Encoder)
+	e.Reset()
+	cmd.Encode(e)
+	out := bytes.Clone(e.Bytes())
+	if e.Len() <= maxPooledEncoder {
+		encoders.Put(e)
+	}
+	return out
+}
+
+// maxPooledEncoder keeps one huge command from pinning its buffer.
+const maxPooledEncoder = 64 << 10
+
+// commandOrigin reads the Origin and Seq of an encoded command without
+// decoding the rest (see Command.Encode).
+func commandOrigin(b []byte) (origin int64, seq uint64, ok bool) {
+	if len(b) < 20 {
+		return 0, 0, false
+	}
+	return int64(binary.BigEndian.Uint64(b[4:])), binary.BigEndian.Uint64(b[12:]), true
 }
 
 // DecodeCommand decodes one log entry. A failure means a corrupt log.

@@ -71,23 +71,62 @@ func (f *fsm) nextZxid(term uint64) int64 {
 	return int64(term)<<32 | int64(f.counter)
 }
 
-// Apply implements raft.FSM.
+// Apply implements raft.FSM; Raft calls ApplyBatch instead, this is for
+// completeness.
 func (f *fsm) Apply(l *raft.Log) interface{} {
+	return f.ApplyBatch([]*raft.Log{l})[0]
+}
+
+// ApplyBatch implements raft.BatchingFSM: the committed entries Raft hands
+// over together are applied under one hold of the state lock, and sync
+// waiters are woken once per batch. Entries this server proposed are
+// applied from the proposal's own Command, not decoded again.
+func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
+	resp := make([]interface{}, len(logs))
+	done := make([]delivery, 0, len(logs))
+	f.mu.Lock()
+	for i, l := range logs {
+		if l.Type != raft.LogCommand {
+			continue // configuration entries: Raft keeps them itself
+		}
+		cmd, wt, mine := f.command(l)
+		a := f.apply(l.Term, cmd)
+		resp[i] = a
+		if mine {
+			done = append(done, delivery{wt, a})
+		}
+	}
+	f.mu.Unlock()
+	for _, d := range done {
+		d.wt.send(outcome{applied: d.a})
+	}
+	f.applied.notify()
+	return resp
+}
+
+// delivery is an applied proposal whose waiter is told after the lock.
+type delivery struct {
+	wt waiter
+	a  *Applied
+}
+
+// command returns the entry's command: the proposal itself when this server
+// made it and still waits for it, else decoded from the entry.
+func (f *fsm) command(l *raft.Log) (*Command, waiter, bool) {
+	if origin, seq, ok := commandOrigin(l.Data); ok && origin == f.self {
+		if wt, ok := f.waiters.take(seq); ok {
+			return wt.cmd, wt, true
+		}
+	}
 	cmd, err := DecodeCommand(l.Data)
 	if err != nil {
 		panic(fmt.Sprintf("consensus: corrupt log entry %d: %v", l.Index, err))
 	}
-	a := f.apply(l.Term, cmd)
-	if cmd.Origin == f.self {
-		f.waiters.deliver(cmd.Seq, outcome{applied: a})
-	}
-	f.applied.notify()
-	return a
+	return cmd, waiter{}, false
 }
 
+// apply applies one command; the caller holds mu.
 func (f *fsm) apply(term uint64, cmd *Command) *Applied {
-	f.mu.Lock()
-	defer f.mu.Unlock()
 	a := &Applied{Zxid: f.nextZxid(term), Command: cmd}
 	f.st.LastZxid = a.Zxid
 	a.Result = f.applyCommand(a.Zxid, cmd)

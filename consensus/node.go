@@ -15,7 +15,6 @@ import (
 
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/session"
-	"github.com/zkraft/zkraft/wire"
 )
 
 // ErrNotLeader is returned when a proposal cannot reach a leader, or the
@@ -280,7 +279,8 @@ type Future struct {
 	raftFut raft.ApplyFuture // set when this node led and appended it itself
 	ch      chan outcome
 	err     error
-	cancel  func() // forgets the waiter when the proposal failed
+	waiters *waitRegistry // with seq: forgotten when the proposal failed
+	seq     uint64
 }
 
 // Wait blocks until this node has applied the proposal and returns the
@@ -292,7 +292,7 @@ func (p *Future) Wait() (*Applied, error) {
 	}
 	if p.raftFut != nil {
 		if err := p.raftFut.Error(); err != nil {
-			p.cancel()
+			p.waiters.cancel(p.seq)
 			return nil, mapRaftError(err)
 		}
 		return p.raftFut.Response().(*Applied), nil
@@ -305,15 +305,15 @@ func (p *Future) Wait() (*Applied, error) {
 // follows, without waiting. Proposals made one after another from one
 // goroutine are applied in that order.
 func (n *Node) ProposeAsync(cmd *Command) *Future {
-	seq, ch := n.fsm.waiters.register()
+	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
+	seq, ch := n.fsm.waiters.register(cmd, !lead)
 	cmd.Origin, cmd.Seq = n.fsm.self, seq
-	var e wire.Encoder
-	cmd.Encode(&e)
-	if n.fwdCli == nil || n.raft.State() == raft.Leader {
-		f := n.raft.Apply(e.Bytes(), 0)
-		return &Future{raftFut: f, ch: ch, cancel: func() { n.fsm.waiters.cancel(seq) }}
+	data := encodeCommand(cmd)
+	if lead {
+		f := n.raft.Apply(data, 0)
+		return &Future{raftFut: f, waiters: n.fsm.waiters, seq: seq}
 	}
-	if err := n.fwdCli.propose(seq, e.Bytes()); err != nil {
+	if err := n.fwdCli.propose(seq, data); err != nil {
 		n.fsm.waiters.deliver(seq, outcome{err: err})
 	}
 	return &Future{ch: ch}

@@ -13,36 +13,66 @@ type outcome struct {
 	err     error
 }
 
+// waiter is one proposal waiting for its local apply.
+type waiter struct {
+	// cmd is the proposed command: when this server applies the entry it
+	// uses cmd instead of decoding the log entry's bytes again (they are
+	// cmd's encoding, so the result is the same).
+	cmd *Command
+	// ch receives the outcome, for proposals whose Future does not get it
+	// from Raft's own future (forwarded to the leader); nil otherwise.
+	ch chan outcome
+}
+
 // waitRegistry pairs proposals with their local apply, by sequence number
 // (etcd's wait.Wait). Sequence numbers start from the clock so that an old
 // entry replayed after a restart never matches a new proposal.
 type waitRegistry struct {
 	mu  sync.Mutex
 	seq uint64
-	m   map[uint64]chan outcome
+	m   map[uint64]waiter
 }
 
 func newWaitRegistry() *waitRegistry {
-	return &waitRegistry{seq: uint64(time.Now().UnixNano()), m: make(map[uint64]chan outcome)}
+	return &waitRegistry{seq: uint64(time.Now().UnixNano()), m: make(map[uint64]waiter)}
 }
 
-func (w *waitRegistry) register() (uint64, chan outcome) {
-	ch := make(chan outcome, 1)
+// register records cmd under a new sequence number; withChan asks for a
+// channel that receives the outcome.
+func (w *waitRegistry) register(cmd *Command, withChan bool) (uint64, chan outcome) {
+	var ch chan outcome
+	if withChan {
+		ch = make(chan outcome, 1)
+	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.seq++
-	w.m[w.seq] = ch
+	w.m[w.seq] = waiter{cmd: cmd, ch: ch}
 	return w.seq, ch
+}
+
+// take removes and returns the waiter of seq, if it is still waiting.
+func (w *waitRegistry) take(seq uint64) (waiter, bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	wt, ok := w.m[seq]
+	if ok {
+		delete(w.m, seq)
+	}
+	return wt, ok
 }
 
 // deliver hands o to the waiter of seq, if it is still waiting.
 func (w *waitRegistry) deliver(seq uint64, o outcome) {
-	w.mu.Lock()
-	ch := w.m[seq]
-	delete(w.m, seq)
-	w.mu.Unlock()
-	if ch != nil {
-		ch <- o
+	if wt, ok := w.take(seq); ok {
+		wt.send(o)
+	}
+}
+
+// send hands o to the waiter's channel, if it has one.
+func (wt waiter) send(o outcome) {
+	if wt.ch != nil {
+		wt.ch <- o
 	}
 }
 
@@ -57,31 +87,37 @@ func (w *waitRegistry) cancel(seq uint64) {
 func (w *waitRegistry) failAll(err error) {
 	w.mu.Lock()
 	m := w.m
-	w.m = make(map[uint64]chan outcome)
+	w.m = make(map[uint64]waiter)
 	w.mu.Unlock()
-	for _, ch := range m {
-		ch <- outcome{err: err}
+	for _, wt := range m {
+		wt.send(outcome{err: err})
 	}
 }
 
-// appliedSignal wakes waiters whenever the FSM applies an entry.
+// appliedSignal wakes waiters whenever the FSM applies entries. A new
+// channel is made only after someone took the current one, so applies
+// that nobody waits for cost a lock and no allocation.
 type appliedSignal struct {
-	mu sync.Mutex
-	ch chan struct{}
+	mu    sync.Mutex
+	ch    chan struct{}
+	taken bool // ch was handed to a waiter since it was made
 }
 
 func newAppliedSignal() *appliedSignal { return &appliedSignal{ch: make(chan struct{})} }
 
 func (s *appliedSignal) notify() {
 	s.mu.Lock()
-	close(s.ch)
-	s.ch = make(chan struct{})
+	if s.taken {
+		close(s.ch)
+		s.ch, s.taken = make(chan struct{}), false
+	}
 	s.mu.Unlock()
 }
 
 func (s *appliedSignal) wait() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.taken = true
 	return s.ch
 }
 

@@ -33,6 +33,7 @@ type conn struct {
 	auth      []wire.Id
 	pending   chan *pending
 	events    eventQueue
+	dec       wire.Decoder // the reader's, reused for every frame
 	done      chan struct{}
 	closeOnce sync.Once
 
@@ -56,11 +57,13 @@ func newConn(s *Server, nc net.Conn, ip string) *conn {
 
 func (c *conn) sessionID() int64 { return c.session.Load() }
 
-// authIDs returns a copy of the connection's identities.
+// authIDs returns the connection's identities. The slice is shared and
+// never modified after it is published (addAuth replaces it), so callers
+// may keep it but must not change it.
 func (c *conn) authIDs() []wire.Id {
 	c.authMu.Lock()
 	defer c.authMu.Unlock()
-	return append([]wire.Id(nil), c.auth...)
+	return c.auth
 }
 
 func (c *conn) addAuth(id wire.Id) {
@@ -71,7 +74,7 @@ func (c *conn) addAuth(id wire.Id) {
 			return
 		}
 	}
-	c.auth = append(c.auth, id)
+	c.auth = append(c.auth[:len(c.auth):len(c.auth)], id)
 }
 
 // close shuts the socket; both loops notice and exit. Safe to call repeatedly.

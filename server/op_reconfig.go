@@ -19,7 +19,7 @@ const reconfigTimeout = 30 * time.Second
 // writer once the membership change and its config entry are done.
 func handleReconfig(c *conn, xid int32, req wire.Record) *pending {
 	p := &pending{xid: xid, op: wire.OpReconfig, start: time.Now(), req: req}
-	p.read = func() *reply { return c.srv.reconfig(c, xid, req.(*wire.ReconfigRequest)) }
+	p.later = func() *reply { return c.srv.reconfig(c, xid, req.(*wire.ReconfigRequest)) }
 	return p
 }
 

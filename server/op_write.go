@@ -22,29 +22,30 @@ func writeOps() map[wire.Op]handler {
 
 // prepTxn stamps a write with the proposal time, the session and the
 // connection's identities; the data tree validates it when it is applied.
-func prepTxn(c *conn, op wire.Op, req wire.Record) (*datatree.Txn, error) {
-	return &datatree.Txn{
+func prepTxn(c *conn, op wire.Op, req wire.Record, txn *datatree.Txn) error {
+	*txn = datatree.Txn{
 		Time:    c.srv.nowMillis(),
 		Session: c.sessionID(),
 		Auth:    c.authIDs(),
 		Op:      op,
 		Body:    req,
-	}, nil
+	}
+	return nil
 }
 
 // prepMulti rejects a multi that holds read operations, as ZooKeeper does.
-func prepMulti(c *conn, op wire.Op, req wire.Record) (*datatree.Txn, error) {
+func prepMulti(c *conn, op wire.Op, req wire.Record, txn *datatree.Txn) error {
 	if isRead, mixed := req.(*wire.MultiRequest).Kind(); isRead || mixed {
-		return nil, wire.CodeMarshallingError
+		return wire.CodeMarshallingError
 	}
-	return prepTxn(c, op, req)
+	return prepTxn(c, op, req, txn)
 }
 
 // prepClientDeleteContainer refuses deleteContainer from clients: only the
 // reaper deletes containers. ZooKeeper 3.8.0 answers the raw-path form it
 // receives from a client with BADARGUMENTS too.
-func prepClientDeleteContainer(*conn, wire.Op, wire.Record) (*datatree.Txn, error) {
-	return nil, wire.CodeBadArguments
+func prepClientDeleteContainer(*conn, wire.Op, wire.Record, *datatree.Txn) error {
+	return wire.CodeBadArguments
 }
 
 func respondCreate(_ wire.Record, res *datatree.Result) wire.Record {

@@ -24,8 +24,8 @@ const (
 // handler is one row of the operation table.
 type handler struct {
 	kind kind
-	// prep validates a write and builds its transaction (kindWrite).
-	prep func(c *conn, op wire.Op, req wire.Record) (*datatree.Txn, error)
+	// prep validates a write and fills in its transaction (kindWrite).
+	prep func(c *conn, op wire.Op, req wire.Record, txn *datatree.Txn) error
 	// respond builds the reply body of an applied write (kindWrite).
 	respond func(req wire.Record, res *datatree.Result) wire.Record
 	// read serves a read under the state lock (kindRead).
@@ -38,13 +38,13 @@ type handler struct {
 }
 
 // handlers is the pipeline, one row per opcode; see op_*.go.
-var handlers map[wire.Op]handler
+var handlers map[wire.Op]*handler
 
 func init() {
-	handlers = make(map[wire.Op]handler)
+	handlers = make(map[wire.Op]*handler)
 	for _, table := range []map[wire.Op]handler{writeOps(), readOps(), sessionOps(), watchOps()} {
 		for op, h := range table {
-			handlers[op] = h
+			handlers[op] = &h
 		}
 	}
 }
@@ -62,8 +62,10 @@ type pending struct {
 	fut     *consensus.Future
 	req     wire.Record
 	respond func(req wire.Record, res *datatree.Result) wire.Record
-	read    func() *reply
+	read    *handler      // set for reads, run by the writer (runRead)
+	later   func() *reply // run by the writer in order (reconfig)
 	ready   *reply
+	r       reply // the reply of a read or write, allocated with the request
 }
 
 // reply is a completed response.
@@ -78,7 +80,8 @@ type reply struct {
 
 // dispatch decodes one request frame and returns what to queue, or nil.
 func (c *conn) dispatch(frame []byte) *pending {
-	d := wire.NewDecoder(frame, c.srv.cfg.MaxBuffer)
+	d := &c.dec
+	d.Reset(frame, c.srv.cfg.MaxBuffer)
 	var hdr wire.RequestHeader
 	hdr.Decode(d)
 	if d.Err() != nil {
@@ -128,7 +131,7 @@ func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 	case h.kind == kindNow:
 		return h.now(c, hdr.Xid, rec)
 	default:
-		p.read = func() *reply { return c.runRead(h, p) }
+		p.read = h
 	}
 	return p
 }
@@ -136,20 +139,28 @@ func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 // writeCommand turns a write request into its log entry. A write that fails
 // before it becomes a transaction is still logged, as a KindError entry, so
 // it consumes a zxid exactly as ZooKeeper's error txn does.
-func (c *conn) writeCommand(h handler, op wire.Op, rec wire.Record, decodeErr error) *consensus.Command {
+func (c *conn) writeCommand(h *handler, op wire.Op, rec wire.Record, decodeErr error) *consensus.Command {
 	if decodeErr != nil {
 		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeMarshallingError}
 	}
-	txn, err := h.prep(c, op, rec)
-	if err != nil {
+	tc := new(txnCommand)
+	if err := h.prep(c, op, rec, &tc.txn); err != nil {
 		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeOf(err)}
 	}
-	return &consensus.Command{Kind: consensus.KindTxn, Txn: txn}
+	tc.cmd = consensus.Command{Kind: consensus.KindTxn, Txn: &tc.txn}
+	return &tc.cmd
+}
+
+// txnCommand allocates a write's command and transaction together.
+type txnCommand struct {
+	cmd consensus.Command
+	txn datatree.Txn
 }
 
 // runRead serves a read under the state read lock.
-func (c *conn) runRead(h handler, p *pending) *reply {
-	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid}}
+func (c *conn) runRead(h *handler, p *pending) *reply {
+	r := &p.r
+	r.hdr = wire.ReplyHeader{Xid: p.xid}
 	if p.op == wire.OpPing {
 		r.hdr.Xid = wire.XidPing // whatever xid the client used
 	}
@@ -184,7 +195,9 @@ func (c *conn) complete(p *pending) *reply {
 	case p.ready != nil:
 		r = p.ready
 	case p.read != nil:
-		r = p.read()
+		r = c.runRead(p.read, p)
+	case p.later != nil:
+		r = p.later()
 	case p.fut != nil:
 		r = c.completeWrite(p)
 	}
@@ -204,7 +217,8 @@ func (c *conn) completeWrite(p *pending) *reply {
 		c.srv.log.Warn("proposal failed", "op", p.op.String(), "err", err)
 		return lostReply()
 	}
-	r := &reply{hdr: wire.ReplyHeader{Xid: p.xid, Zxid: a.Zxid, Err: wire.CodeOf(a.Result.Err)}}
+	r := &p.r
+	r.hdr = wire.ReplyHeader{Xid: p.xid, Zxid: a.Zxid, Err: wire.CodeOf(a.Result.Err)}
 	if a.Result.Err == nil && p.respond != nil {
 		r.body = p.respond(p.req, &a.Result)
 	}

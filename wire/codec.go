@@ -93,6 +93,15 @@ func NewDecoder(b []byte, max int) *Decoder {
 	return &Decoder{b: b, max: max}
 }
 
+// Reset makes d decode b from the start, with NewDecoder's rules for max,
+// so that a reader can reuse one Decoder for every frame.
+func (d *Decoder) Reset(b []byte, max int) {
+	if max <= 0 {
+		max = len(b)
+	}
+	*d = Decoder{b: b, max: max}
+}
+
 // Err returns the first decoding error, if any.
 func (d *Decoder) Err() error { return d.err }
 
