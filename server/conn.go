@@ -32,6 +32,7 @@ type conn struct {
 	authMu    sync.Mutex
 	auth      []wire.Id
 	pending   chan *pending
+	out       output
 	events    eventQueue
 	dec       wire.Decoder // the reader's, reused for every frame
 	done      chan struct{}
@@ -104,6 +105,7 @@ func (c *conn) readLoop() {
 		c.srv.forget(c)
 		return
 	}
+	c.out.bw = bufio.NewWriterSize(c.nc, 64*1024)
 	go c.writeLoop()
 	defer close(c.pending)
 	if !c.readRequests(br) {
@@ -128,6 +130,10 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 		if p == nil {
 			continue
 		}
+		if c.answerInline(p, br) {
+			continue
+		}
+		c.out.queued.Add(1)
 		select {
 		case c.pending <- p:
 		case <-c.done:
@@ -137,6 +143,40 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 			return true
 		}
 	}
+}
+
+// answerInline serves a plain read in the reader itself when no earlier
+// request is still waiting for its reply, which saves handing it to the
+// writer goroutine. Replies stay in request order: the writer has written
+// everything queued before (queued is 0), and the reader queues nothing
+// while it answers. The reply is flushed unless another whole request is
+// already buffered, so a burst of reads is answered with one write.
+func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
+	if p.read == nil || p.read.prepare != nil || p.final || p.dropReply || c.out.queued.Load() != 0 {
+		return false
+	}
+	// The lock is held from the read on: events drained by the writer
+	// after this read ran must not be written before its reply (see runRead).
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	c.writeReply(c.complete(p))
+	if !frameBuffered(br) {
+		c.out.flush()
+	}
+	return true
+}
+
+// frameBuffered reports whether br holds at least one whole frame.
+func frameBuffered(br *bufio.Reader) bool {
+	if br.Buffered() < 4 {
+		return false
+	}
+	hdr, err := br.Peek(4)
+	if err != nil {
+		return false
+	}
+	n := int(binary.BigEndian.Uint32(hdr))
+	return n >= 0 && br.Buffered()-4 >= n
 }
 
 // recoverPanic turns a panic in one connection's goroutine into a logged
@@ -189,6 +229,24 @@ func (c *conn) writeFrame(rec wire.Record) error {
 	return err
 }
 
+// output is the connection's buffered writer. The writer goroutine and,
+// for inline reads, the reader write through it under mu.
+type output struct {
+	mu      sync.Mutex
+	bw      *bufio.Writer
+	scratch []byte
+	failed  bool // a flush failed: the connection is going away
+	// queued counts requests handed to the writer whose reply is not yet
+	// written; the reader may answer inline only when it is 0.
+	queued atomic.Int32
+}
+
+func (o *output) flush() {
+	if o.bw.Buffered() > 0 && o.bw.Flush() != nil {
+		o.failed = true
+	}
+}
+
 // writeLoop completes pending requests in order and writes their replies,
 // preceded by any watch events queued so far. It flushes when idle.
 func (c *conn) writeLoop() {
@@ -196,65 +254,88 @@ func (c *conn) writeLoop() {
 	defer c.srv.forget(c)
 	defer c.close()
 	defer c.recoverPanic("writer")
-	bw := bufio.NewWriterSize(c.nc, 64*1024)
-	var scratch []byte
 	for {
 		select {
 		case p, ok := <-c.pending:
 			if !ok { // the reader finished after a final request
-				bw.Flush()
+				c.out.mu.Lock()
+				c.out.flush()
+				c.out.mu.Unlock()
 				return
 			}
-			r := c.complete(p)
-			if p.read == nil { // a read drained its own events (runRead)
-				scratch = c.writeEvents(bw, scratch)
-			}
-			scratch = c.writeReply(bw, scratch, r)
-			if r.closeAfter {
-				bw.Flush()
+			if !c.writeCompleted(p) {
 				return
 			}
 		case <-c.events.signal:
-			scratch = c.writeEvents(bw, scratch)
+			c.out.mu.Lock()
+			c.writeEvents()
+			c.out.mu.Unlock()
 		case <-c.done:
 			return
 		}
-		if len(c.pending) == 0 && bw.Buffered() > 0 {
-			if err := bw.Flush(); err != nil {
-				return
-			}
+		if !c.flushIfIdle() {
+			return
 		}
 	}
 }
 
-func (c *conn) writeReply(bw *bufio.Writer, scratch []byte, r *reply) []byte {
+// writeCompleted waits for p's reply and writes it; false ends the writer.
+func (c *conn) writeCompleted(p *pending) bool {
+	r := c.complete(p)
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	if p.read == nil { // a read drained its own events (runRead)
+		c.writeEvents()
+	}
+	c.writeReply(r)
+	c.out.queued.Add(-1)
+	if r.closeAfter {
+		c.out.flush()
+		return false
+	}
+	return true
+}
+
+// flushIfIdle flushes when no further request waits for the writer.
+func (c *conn) flushIfIdle() bool {
+	if len(c.pending) != 0 {
+		return true
+	}
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	c.out.flush()
+	return !c.out.failed
+}
+
+// writeReply writes r's events and r; the caller holds out.mu.
+func (c *conn) writeReply(r *reply) {
 	if r.skip {
-		return scratch
+		return
 	}
 	for _, ev := range r.preEvents {
-		scratch = c.appendEvent(bw, scratch, ev)
+		c.appendEvent(ev)
 	}
-	scratch = wire.AppendReply(scratch[:0], &r.hdr, r.body)
-	bw.Write(scratch)
+	o := &c.out
+	o.scratch = wire.AppendReply(o.scratch[:0], &r.hdr, r.body)
+	o.bw.Write(o.scratch)
 	c.cstats.sent(r.hdr.Zxid, r.latency)
 	c.srv.stats.sent(r.latency)
-	return scratch
 }
 
-func (c *conn) writeEvents(bw *bufio.Writer, scratch []byte) []byte {
+// writeEvents writes the queued watch events; the caller holds out.mu.
+func (c *conn) writeEvents() {
 	for _, ev := range c.events.drain() {
-		scratch = c.appendEvent(bw, scratch, ev)
+		c.appendEvent(ev)
 	}
-	return scratch
 }
 
-func (c *conn) appendEvent(bw *bufio.Writer, scratch []byte, ev event) []byte {
+func (c *conn) appendEvent(ev event) {
 	hdr := wire.ReplyHeader{Xid: wire.XidNotification, Zxid: notificationZxid}
 	body := wire.WatcherEvent{Type: ev.typ, State: wire.StateSyncConnected, Path: ev.path}
-	scratch = wire.AppendReply(scratch[:0], &hdr, &body)
-	bw.Write(scratch)
+	o := &c.out
+	o.scratch = wire.AppendReply(o.scratch[:0], &hdr, &body)
+	o.bw.Write(o.scratch)
 	c.srv.stats.sent(0)
-	return scratch
 }
 
 // event is a watch notification waiting to be written.
