@@ -11,7 +11,7 @@ import (
 // with -compare) and reports them.
 func execute(ctx context.Context, o *options, out io.Writer) error {
 	for _, spec := range o.specs {
-		if err := checkAvailable(spec); err != nil {
+		if err := checkAvailable(spec, o); err != nil {
 			return err
 		}
 	}

@@ -12,11 +12,18 @@
 //
 //	zkraft      an in-memory standalone zkraft server in this process
 //	zkraft3     a durable three-node zkraft ensemble in this process
-//	zookeeper   Apache ZooKeeper 3.8 standalone (a JVM; needs java and the
-//	            Debian zookeeper package, else zkbench says why and exits 1)
+//	zkserver    an in-memory standalone zkserver, as its own process
+//	zkserver3   a durable three-node ensemble of zkserver processes
+//	zookeeper   Apache ZooKeeper 3.8 standalone (a JVM)
+//	zookeeper3  a three-node Apache ZooKeeper 3.8 ensemble (three JVMs)
 //
-// There is no built-in Apache ZooKeeper ensemble: start one yourself and
-// pass its address list.
+// zkserver and zkserver3 run the zkserver binary named by -zkserver, by
+// default the zkserver next to zkbench's own executable, else the one on
+// PATH (go build -o DIR ./cmd/zkserver ./cmd/zkbench puts both in DIR).
+// zookeeper and zookeeper3 need java and the Debian zookeeper package.
+// When a target cannot start here, zkbench says why and exits 1. The
+// ensembles use tickTime=2000 like the standalone servers, and zkbench
+// waits until they have a leader; clients get every member's address.
 //
 // The durable built-in targets fsync each write only with -forcesync=yes.
 // All built-in targets allow unlimited connections per client address.
@@ -52,6 +59,7 @@
 //
 //	zkbench -servers 127.0.0.1:2181 -op set -sessions 16 -inflight 8
 //	zkbench -compare zkraft,zookeeper -op get -sessions 8 -inflight 4 -duration 3s -warmup 2s -rounds 2
+//	zkbench -compare 'zkserver3;zookeeper3' -op set -forcesync=yes -sessions 8 -inflight 4
 //	zkbench -compare '10.0.0.1:2181,10.0.0.2:2181,10.0.0.3:2181;zkraft3' -op mix -mix 90 -json
 //
 // The exit code is 0 on success, 1 when a target cannot start or a run

@@ -28,6 +28,7 @@ type options struct {
 	duration       time.Duration
 	rounds         int
 	forceSync      yesNo
+	zkserver       string
 	sessionTimeout time.Duration
 	json           bool
 	// specs are the targets to run: -servers, or the two of -compare.
@@ -72,7 +73,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zookeeper)")
+	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3)")
 	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
 	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix or connect")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
@@ -83,7 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "time the workload runs before measuring, in every round")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each round")
 	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1)")
-	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, zookeeper): fsync each write: yes or no (default no)")
+	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, zkserver3, zookeeper, zookeeper3): fsync each write: yes or no (default no)")
+	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver and zkserver3 targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
 	if err := fs.Parse(args); err != nil {

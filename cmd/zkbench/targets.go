@@ -21,13 +21,24 @@ type target struct {
 	name  string   // the spec: a built-in name or the address list
 	desc  string   // what it is
 	addrs []string // client addresses
-	stop  func() error
+	// pids are the server processes' ids, for memory figures; nil when
+	// the servers run in zkbench's own process or were started by others.
+	pids []int
+	stop func() error
 }
 
-// builtins are the targets zkbench starts itself.
-// (An Apache ZooKeeper ensemble is missing: realzk runs ZooKeeperServerMain,
-// which is standalone only.)
-var builtins = map[string]bool{"zkraft": true, "zkraft3": true, "zookeeper": true}
+// builtinNames are the targets zkbench starts itself: zkraft in this
+// process, zkserver as processes of its own, and Apache ZooKeeper JVMs
+// (internal/realzk), each standalone and as a three-node ensemble.
+var builtinNames = []string{"zkraft", "zkraft3", "zkserver", "zkserver3", "zookeeper", "zookeeper3"}
+
+var builtins = func() map[string]bool {
+	m := make(map[string]bool, len(builtinNames))
+	for _, n := range builtinNames {
+		m[n] = true
+	}
+	return m
+}()
 
 // leaderWait bounds how long an ensemble may take to elect a leader.
 const leaderWait = 60 * time.Second
@@ -53,17 +64,22 @@ func checkSpec(spec string) error {
 	}
 	for _, a := range strings.Split(spec, ",") {
 		if _, port, err := net.SplitHostPort(a); err != nil || port == "" {
-			return fmt.Errorf("target %q: want host:port[,host:port...] or one of zkraft, zkraft3, zookeeper", spec)
+			return fmt.Errorf("target %q: want host:port[,host:port...] or one of %s", spec, strings.Join(builtinNames, ", "))
 		}
 	}
 	return nil
 }
 
 // checkAvailable fails, with the reason, for a target that cannot run here.
-func checkAvailable(spec string) error {
-	if spec == "zookeeper" {
+func checkAvailable(spec string, o *options) error {
+	switch spec {
+	case "zookeeper", "zookeeper3":
 		if ok, reason := realzk.Available(); !ok {
 			return fmt.Errorf("target %s: %s", spec, reason)
+		}
+	case "zkserver", "zkserver3":
+		if _, err := findZkserver(o.zkserver); err != nil {
+			return fmt.Errorf("target %s: %w", spec, err)
 		}
 	}
 	return nil
@@ -77,8 +93,14 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 		return startZkraft(ctx)
 	case "zkraft3":
 		return startZkraft3(ctx, bool(o.forceSync), fs)
+	case "zkserver":
+		return startZkserver(ctx, o, 1)
+	case "zkserver3":
+		return startZkserver(ctx, o, 3)
 	case "zookeeper":
 		return startZooKeeper(bool(o.forceSync), fs)
+	case "zookeeper3":
+		return startZooKeeper3(bool(o.forceSync), fs)
 	}
 	return &target{name: spec, desc: "external", addrs: strings.Split(spec, ","), stop: func() error { return nil }}, nil
 }
@@ -205,5 +227,17 @@ func startZooKeeper(forceSync bool, fs string) (*target, error) {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
 	return &target{name: "zookeeper", desc: "Apache ZooKeeper standalone, " + fs,
-		addrs: []string{s.Addr()}, stop: s.Stop}, nil
+		addrs: []string{s.Addr()}, pids: []int{s.Pid()}, stop: s.Stop}, nil
+}
+
+// startZooKeeper3 starts a three-node Apache ZooKeeper ensemble (three
+// JVMs) and waits until it has a leader.
+func startZooKeeper3(forceSync bool, fs string) (*target, error) {
+	e, err := realzk.StartEnsemble("", 3, realzk.Options{ForceSync: forceSync,
+		ExtraConfig: map[string]string{"maxClientCnxns": "0"}})
+	if err != nil {
+		return nil, fmt.Errorf("start zookeeper3: %w", err)
+	}
+	return &target{name: "zookeeper3", desc: "Apache ZooKeeper three-node ensemble, " + fs,
+		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop}, nil
 }

@@ -118,10 +118,12 @@ func TestCompareText(t *testing.T) {
 
 func TestZooKeeperUnavailable(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no java
-	var stdout, stderr bytes.Buffer
-	code := realMain(context.Background(), []string{"-compare", "zkraft,zookeeper"}, &stdout, &stderr)
-	if code != 1 || !strings.Contains(stderr.String(), "not available") {
-		t.Errorf("exit %d, stderr %q; want 1 and the reason", code, stderr.String())
+	for _, spec := range []string{"zookeeper", "zookeeper3"} {
+		var stdout, stderr bytes.Buffer
+		code := realMain(context.Background(), []string{"-compare", "zkraft," + spec}, &stdout, &stderr)
+		if code != 1 || !strings.Contains(stderr.String(), "target "+spec+": Apache ZooKeeper not available") {
+			t.Errorf("%s: exit %d, stderr %q; want 1 and the reason", spec, code, stderr.String())
+		}
 	}
 }
 
@@ -139,6 +141,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-compare", "zkraft"}, "want A,B"},
 		{[]string{"-compare", "zkraft,zookeeper,zkraft3"}, "want A,B"},
 		{[]string{"-servers", "zookeepr"}, `target "zookeepr"`},
+		{[]string{"-servers", "zkserver4"}, "one of zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3"},
 		{[]string{"-servers", "zkraft", "-compare", "zkraft,zkraft"}, "exclude each other"},
 		{[]string{"-forcesync=maybe"}, "want yes or no"},
 		{[]string{"-nosuchflag"}, "flag provided but not defined"},
@@ -164,6 +167,8 @@ func TestFlagsAccepted(t *testing.T) {
 		{[]string{"-compare", "zkraft,zookeeper", "-forcesync=yes"}, []string{"zkraft", "zookeeper"}, 3, true},
 		{[]string{"-compare", "a:1,b:2;zkraft3", "-rounds", "5", "-forcesync"}, []string{"a:1,b:2", "zkraft3"}, 5, true},
 		{[]string{"-servers", "h:2181,[::1]:2182", "-op", "create+delete"}, []string{"h:2181,[::1]:2182"}, 1, false},
+		{[]string{"-compare", "zkserver3;zookeeper3", "-zkserver", "/x/zkserver", "-forcesync=yes"}, []string{"zkserver3", "zookeeper3"}, 3, true},
+		{[]string{"-compare", "zkserver,zookeeper"}, []string{"zkserver", "zookeeper"}, 3, false},
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer

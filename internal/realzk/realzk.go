@@ -1,19 +1,13 @@
 package realzk
 
 import (
-	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
-	"maps"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -51,12 +45,10 @@ type Options struct {
 
 // Server is a running standalone ZooKeeper JVM.
 type Server struct {
-	addr    string
-	dir     string
-	ownDir  bool
-	cmd     *exec.Cmd
-	done    chan struct{} // closed when the JVM has exited
-	waitErr error         // set before done is closed
+	addr   string
+	dir    string
+	ownDir bool
+	*jvm
 
 	stopOnce sync.Once
 	stopErr  error
@@ -114,72 +106,12 @@ func Start(dir string, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
-var errExited = errors.New("realzk: JVM exited before serving")
-
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
-// config returns the zoo.cfg contents for the given port.
+// config returns the standalone server's zoo.cfg for the given port.
 func config(dir string, port int, opts Options) []byte {
-	cfg := map[string]string{
-		"tickTime":                "2000",
-		"dataDir":                 filepath.Join(dir, "data"),
-		"clientPort":              strconv.Itoa(port),
-		"clientPortAddress":       "127.0.0.1",
-		"maxClientCnxns":          "0",
-		"4lw.commands.whitelist":  "*",
-		"admin.enableServer":      "false",
-		"extendedTypesEnabled":    "true",
-		"forceSync":               "no",
-		"standaloneEnabled":       "true",
-		"autopurge.purgeInterval": "0",
-	}
-	if opts.ForceSync {
-		cfg["forceSync"] = "yes"
-	}
+	cfg := baseConfig(filepath.Join(dir, "data"), port, opts)
+	cfg["standaloneEnabled"] = "true"
 	merge(cfg, opts.ExtraConfig)
-	var b bytes.Buffer
-	for _, k := range slices.Sorted(maps.Keys(cfg)) {
-		fmt.Fprintf(&b, "%s=%s\n", k, cfg[k])
-	}
-	return b.Bytes()
-}
-
-func merge(dst, src map[string]string) {
-	for k, v := range src {
-		if v == "" {
-			delete(dst, k)
-		} else {
-			dst[k] = v
-		}
-	}
-}
-
-const log4jConfig = `log4j.rootLogger=ERROR, C
-log4j.appender.C=org.apache.log4j.ConsoleAppender
-log4j.appender.C.layout=org.apache.log4j.PatternLayout
-log4j.appender.C.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{1} - %m%n
-`
-
-// classpath returns zookeeper.jar (its manifest brings the dependencies)
-// plus an slf4j binding: log4j 1.2 when installed, else the NOP binding.
-func classpath() string {
-	cp := []string{ZooKeeperJar}
-	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
-	l4j := []string{JarDir + "/slf4j-log4j12.jar", JarDir + "/log4j-1.2.jar"}
-	switch {
-	case exists(l4j[0]) && exists(l4j[1]):
-		cp = append(cp, l4j...)
-	case exists(JarDir + "/slf4j-nop.jar"):
-		cp = append(cp, JarDir+"/slf4j-nop.jar")
-	}
-	return strings.Join(cp, string(os.PathListSeparator))
+	return formatConfig(cfg)
 }
 
 func startOnce(dir string, opts Options) (*Server, error) {
@@ -190,153 +122,20 @@ func startOnce(dir string, opts Options) (*Server, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, err
 	}
-	cfgPath := filepath.Join(dir, "zoo.cfg")
-	if err := os.WriteFile(cfgPath, config(dir, port, opts), 0o644); err != nil {
-		return nil, err
-	}
-	l4jPath := filepath.Join(dir, "log4j.properties")
-	if err := os.WriteFile(l4jPath, []byte(log4jConfig), 0o644); err != nil {
-		return nil, err
-	}
-	props := map[string]string{
-		SuperDigestProperty:           SuperDigest,
-		"log4j.configuration":         "file:" + l4jPath,
-		"zookeeper.log.dir":           dir,
-		"zookeeper.root.logger":       "ERROR,C",
-		"zookeeper.jmx.log4j.disable": "true",
-	}
-	merge(props, opts.SystemProps)
-	args := []string{"-Xmx512m"}
-	for _, k := range slices.Sorted(maps.Keys(props)) {
-		args = append(args, "-D"+k+"="+props[k])
-	}
-	args = append(args, "-cp", classpath(), "org.apache.zookeeper.server.ZooKeeperServerMain", cfgPath)
-
-	logPath := filepath.Join(dir, "out.log")
-	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	j, err := launch(dir, standaloneMain, config(dir, port, opts), opts)
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command("java", args...)
-	cmd.Dir = dir
-	cmd.Stdout = logf
-	cmd.Stderr = logf
-	cmd.SysProcAttr = sysProcAttr()
-	if err := cmd.Start(); err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("realzk: start java: %w", err)
-	}
-	s := &Server{
-		addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)),
-		dir:  dir,
-		cmd:  cmd,
-		done: make(chan struct{}),
-	}
-	go func() {
-		s.waitErr = cmd.Wait()
-		logf.Close()
-		close(s.done)
-	}()
-	if err := s.waitReady(StartTimeout); err != nil {
-		s.kill()
-		return nil, fmt.Errorf("%w\n--- %s ---\n%s", err, logPath, tail(logPath, 4000))
+	s := &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, jvm: j}
+	deadline := time.Now().Add(StartTimeout)
+	if err := poll(deadline, j.exited, func() error { return serving(s.addr) }); err != nil {
+		j.kill()
+		if !errors.Is(err, errExited) {
+			err = fmt.Errorf("realzk: no answer to ruok on %s within %v (last: %w)", s.addr, StartTimeout, err)
+		}
+		return nil, fmt.Errorf("%w\n%s", err, j.logTail())
 	}
 	return s, nil
-}
-
-// waitReady polls ruok with a short backoff until the server answers, the
-// JVM exits or the timeout passes.
-func (s *Server) waitReady(timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	backoff := 20 * time.Millisecond
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-s.done:
-			return fmt.Errorf("%w (%v)", errExited, s.waitErr)
-		case <-timer.C:
-		}
-		out, err := FourLetterWord(s.addr, "ruok", time.Second)
-		// A server that refuses ruok because of its whitelist is up too.
-		// ruok answers before the ZooKeeperServer runs, when sessions are
-		// still refused, so a session handshake must succeed as well.
-		if err == nil && (out == "imok" || strings.Contains(out, "not in the whitelist")) {
-			if err = probeSession(s.addr, time.Second); err == nil {
-				return nil
-			}
-			out = "imok, but " + err.Error()
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("realzk: no answer to ruok on %s within %v (last: %q, %v)", s.addr, timeout, out, err)
-		}
-		timer.Reset(backoff)
-		backoff = min(backoff*3/2, 50*time.Millisecond) // fine enough to time start-up
-	}
-}
-
-// FourLetterWord sends a four-letter command (ruok, srvr, mntr, ...) on a
-// fresh connection and returns everything the server wrote before closing.
-func FourLetterWord(addr, cmd string, timeout time.Duration) (string, error) {
-	c, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil {
-		return "", err
-	}
-	defer c.Close()
-	if err := c.SetDeadline(time.Now().Add(timeout)); err != nil {
-		return "", err
-	}
-	if _, err := io.WriteString(c, cmd); err != nil {
-		return "", err
-	}
-	b, err := io.ReadAll(c)
-	return string(b), err
-}
-
-// probeSession opens a session (ConnectRequest with a zero session id)
-// and closes it again (closeSession), proving that the server serves.
-func probeSession(addr string, timeout time.Duration) error {
-	c, err := net.DialTimeout("tcp", addr, timeout)
-	if err != nil {
-		return err
-	}
-	defer c.Close()
-	if err := c.SetDeadline(time.Now().Add(timeout)); err != nil {
-		return err
-	}
-	// ConnectRequest{protocolVersion 0, lastZxidSeen 0, timeOut 10000,
-	// sessionId 0, passwd 16 zero bytes}, without the readOnly byte.
-	req := make([]byte, 4+44)
-	binary.BigEndian.PutUint32(req[0:], 44)
-	binary.BigEndian.PutUint32(req[16:], 10000)
-	binary.BigEndian.PutUint32(req[28:], 16)
-	if _, err := c.Write(req); err != nil {
-		return err
-	}
-	var hdr [4]byte
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
-		return fmt.Errorf("no ConnectResponse: %w", err)
-	}
-	n := binary.BigEndian.Uint32(hdr[:])
-	if n < 16 || n > 1024 {
-		return fmt.Errorf("bad ConnectResponse length %d", n)
-	}
-	resp := make([]byte, n)
-	if _, err := io.ReadFull(c, resp); err != nil {
-		return fmt.Errorf("short ConnectResponse: %w", err)
-	}
-	if binary.BigEndian.Uint32(resp[4:]) == 0 {
-		return errors.New("session refused")
-	}
-	// closeSession: RequestHeader{xid 1, type -11}; wait for its reply.
-	closeReq := []byte{0, 0, 0, 8, 0, 0, 0, 1, 0xff, 0xff, 0xff, 0xf5}
-	if _, err := c.Write(closeReq); err != nil {
-		return err
-	}
-	if _, err := io.ReadFull(c, hdr[:]); err != nil {
-		return fmt.Errorf("no closeSession reply: %w", err)
-	}
-	return nil
 }
 
 // Addr returns the client address, 127.0.0.1:port.
@@ -344,6 +143,9 @@ func (s *Server) Addr() string { return s.addr }
 
 // Dir returns the server's directory (zoo.cfg, data/, out.log).
 func (s *Server) Dir() string { return s.dir }
+
+// Pid returns the JVM's process id.
+func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
 // Stop kills the JVM's process group, waits for the JVM to exit and removes
 // the directory if Start created it. It is safe to call more than once.
@@ -355,27 +157,4 @@ func (s *Server) Stop() error {
 		}
 	})
 	return s.stopErr
-}
-
-func (s *Server) kill() {
-	select {
-	case <-s.done:
-		return
-	default:
-	}
-	killGroup(s.cmd.Process)
-	<-s.done
-}
-
-func tail(path string, n int64) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return err.Error()
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.Size() > n {
-		f.Seek(fi.Size()-n, io.SeekStart)
-	}
-	b, _ := io.ReadAll(f)
-	return string(b)
 }

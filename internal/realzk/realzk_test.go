@@ -19,10 +19,13 @@ func TestStartStop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pid := s.cmd.Process.Pid
+	pid := s.Pid()
 	out, err := FourLetterWord(s.Addr(), "ruok", 2*time.Second)
 	if err != nil || out != "imok" {
 		t.Fatalf("ruok = %q, %v", out, err)
+	}
+	if mode, err := Mode(s.Addr(), 2*time.Second); err != nil || mode != "standalone" {
+		t.Fatalf("Mode = %q, %v; want standalone", mode, err)
 	}
 	out, err = FourLetterWord(s.Addr(), "envi", 2*time.Second)
 	if err != nil || !strings.Contains(out, "not in the whitelist") {

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/zkraft/zkraft/internal/realzk"
+)
+
+// buildZkserver compiles cmd/zkserver into a temporary directory.
+func buildZkserver(t *testing.T) string {
+	t.Helper()
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("cannot build zkserver for the zkserver targets: go not on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "zkserver")
+	out, err := exec.Command(goBin, "build", "-o", bin, "github.com/zkraft/zkraft/cmd/zkserver").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build zkserver: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// running reports whether process pid exists.
+func running(pid int) bool {
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return !errors.Is(p.Signal(syscall.Signal(0)), os.ErrProcessDone)
+}
+
+// checkOwnProcesses checks that tg runs in n processes other than this one.
+func checkOwnProcesses(t *testing.T, tg *target, n int) {
+	t.Helper()
+	if len(tg.addrs) != n || len(tg.pids) != n {
+		t.Fatalf("addrs %q, pids %v; want %d of each", tg.addrs, tg.pids, n)
+	}
+	for _, pid := range tg.pids {
+		if pid == os.Getpid() || !running(pid) {
+			t.Errorf("pid %d: want a running process other than zkbench (%d)", pid, os.Getpid())
+		}
+	}
+}
+
+// benchBriefly runs each op against tg and checks that the bench roots
+// are gone afterwards.
+func benchBriefly(t *testing.T, tg *target, ops ...string) {
+	t.Helper()
+	for _, op := range ops {
+		res, err := runBench(context.Background(), testOptions(t, op), tg.addrs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Ops == 0 || res.Errors != 0 {
+			t.Fatalf("%s: %d ops, %d errors (first: %s); want some ops and no errors", op, res.Ops, res.Errors, res.FirstError)
+		}
+	}
+	if got := rootChildren(t, tg.addrs); !slices.Equal(got, []string{"zookeeper"}) {
+		t.Errorf("after the runs / has %q, want the bench roots cleaned up", got)
+	}
+}
+
+// stopAndCheckGone stops tg and checks that none of its processes is left.
+func stopAndCheckGone(t *testing.T, tg *target) {
+	t.Helper()
+	tg.stop()
+	for _, pid := range tg.pids {
+		if running(pid) {
+			t.Errorf("process %d still running after stop", pid)
+		}
+	}
+}
+
+func TestZkserverTargets(t *testing.T) {
+	bin := buildZkserver(t)
+	for _, c := range []struct {
+		spec string
+		n    int
+		desc string
+	}{
+		{"zkserver", 1, "zkserver standalone, in memory, own process"},
+		{"zkserver3", 3, "zkserver 3-node ensemble, durable, forceSync=yes, own processes"},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			o := testOptions(t, "set")
+			o.zkserver, o.forceSync = bin, true
+			tg := startTestTarget(t, c.spec, o)
+			if !strings.HasPrefix(tg.desc, c.desc) {
+				t.Errorf("desc %q, want it to start with %q", tg.desc, c.desc)
+			}
+			checkOwnProcesses(t, tg, c.n)
+			benchBriefly(t, tg, "create", "mix")
+			stopAndCheckGone(t, tg)
+		})
+	}
+}
+
+func TestZkserverConfig(t *testing.T) {
+	standalone := string(zkserverConfig(2181, "", nil, true))
+	for _, want := range []string{"clientPort=2181\n", "clientPortAddress=127.0.0.1\n", "maxClientCnxns=0\n", "4lw.commands.whitelist=*\n"} {
+		if !strings.Contains(standalone, want) {
+			t.Errorf("standalone zoo.cfg lacks %q:\n%s", want, standalone)
+		}
+	}
+	if strings.Contains(standalone, "dataDir") || strings.Contains(standalone, "server.") {
+		t.Errorf("standalone zoo.cfg must keep everything in memory:\n%s", standalone)
+	}
+	servers := map[int64]string{2: "127.0.0.1:3:4", 1: "127.0.0.1:1:2"}
+	member := string(zkserverConfig(2182, "/d/1", servers, false))
+	for _, want := range []string{"dataDir=/d/1\n", "forceSync=no\n", "initLimit=10\n", "server.1=127.0.0.1:1:2\nserver.2=127.0.0.1:3:4\n"} {
+		if !strings.Contains(member, want) {
+			t.Errorf("member zoo.cfg lacks %q:\n%s", want, member)
+		}
+	}
+}
+
+func TestZkserverNotFound(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "no-zkserver")
+	var stdout, stderr bytes.Buffer
+	code := realMain(context.Background(), []string{"-servers", "zkserver3", "-zkserver", missing}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "-zkserver "+missing) {
+		t.Errorf("-zkserver %s: exit %d, stderr %q; want 1 and the path", missing, code, stderr.String())
+	}
+
+	t.Setenv("PATH", t.TempDir()) // nothing next to the test binary either
+	stderr.Reset()
+	code = realMain(context.Background(), []string{"-servers", "zkserver"}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "zkserver binary not found") || !strings.Contains(stderr.String(), "$PATH") {
+		t.Errorf("no zkserver: exit %d, stderr %q; want 1 and where zkbench looked", code, stderr.String())
+	}
+}
+
+func TestZooKeeper3Ensemble(t *testing.T) {
+	if ok, reason := realzk.Available(); !ok {
+		t.Skip(reason)
+	}
+	tg := startTestTarget(t, "zookeeper3", testOptions(t, "set"))
+	if tg.desc != "Apache ZooKeeper three-node ensemble, forceSync=no" {
+		t.Errorf("desc %q", tg.desc)
+	}
+	checkOwnProcesses(t, tg, 3)
+	benchBriefly(t, tg, "set", "get")
+	stopAndCheckGone(t, tg)
+}

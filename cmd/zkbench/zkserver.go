@@ -1,0 +1,349 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/zkraft/zkraft/internal/realzk"
+)
+
+// The zkserver and zkserver3 targets run the zkserver binary as processes
+// of their own, each from a zoo.cfg zkbench writes, so that zkraft is
+// measured as it is deployed: its own address space, scheduler and garbage
+// collector, and its PIDs can be watched.
+
+// stopGrace is how long a zkserver process has to exit after SIGTERM
+// before it is killed.
+const stopGrace = 10 * time.Second
+
+// findZkserver returns the zkserver binary to run: path when -zkserver
+// names one, else a zkserver next to zkbench's own executable, else the
+// one on PATH.
+func findZkserver(path string) (string, error) {
+	name := "zkserver"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	if path != "" {
+		if err := isExecutable(path); err != nil {
+			return "", fmt.Errorf("-zkserver %s: %w", path, err)
+		}
+		return filepath.Abs(path)
+	}
+	var tried []string
+	if exe, err := os.Executable(); err == nil {
+		p := filepath.Join(filepath.Dir(exe), name)
+		if isExecutable(p) == nil {
+			return p, nil
+		}
+		tried = append(tried, p)
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return filepath.Abs(p)
+	}
+	tried = append(tried, "$PATH")
+	return "", fmt.Errorf("zkserver binary not found (looked at %s); build it with `go build -o DIR ./cmd/zkserver` and pass -zkserver DIR/zkserver",
+		strings.Join(tried, " and "))
+}
+
+// isExecutable reports why path is not a file that can be run.
+func isExecutable(path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return err
+	case fi.IsDir():
+		return errors.New("is a directory")
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o111 == 0:
+		return errors.New("not executable")
+	}
+	return nil
+}
+
+// startZkserver starts n zkserver processes: with n = 1 a standalone
+// server in memory (a zoo.cfg without dataDir, as `zkserver` with no
+// arguments), else a durable n-node ensemble with forceSync from
+// -forcesync. It returns once the server answers, or once the ensemble
+// has a leader and n-1 followers.
+func startZkserver(ctx context.Context, o *options, n int) (*target, error) {
+	name := "zkserver"
+	if n > 1 {
+		name += strconv.Itoa(n)
+	}
+	bin, err := findZkserver(o.zkserver)
+	if err != nil {
+		return nil, fmt.Errorf("target %s: %w", name, err)
+	}
+	dir, err := os.MkdirTemp("", "zkbench-"+name+"-")
+	if err != nil {
+		return nil, err
+	}
+	// A client or peer port is picked by binding :0 and closing it, so
+	// another process may take it first; a process that exits before it
+	// serves makes the whole target start again on fresh ports.
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt))}
+		err := z.start(ctx, n, bool(o.forceSync))
+		if err == nil {
+			t := &target{name: name, addrs: z.addrs(), pids: z.pids(), stop: func() error {
+				z.stop()
+				return os.RemoveAll(dir)
+			}}
+			t.desc = "zkserver standalone, in memory, own process (" + bin + ")"
+			if n > 1 {
+				t.desc = fmt.Sprintf("zkserver %d-node ensemble, durable, forceSync=%s, own processes (%s)", n, o.forceSync.String(), bin)
+			}
+			return t, nil
+		}
+		z.stop()
+		lastErr = err
+		if !errors.Is(err, errProcExited) {
+			break
+		}
+	}
+	os.RemoveAll(dir)
+	return nil, fmt.Errorf("start %s: %w", name, lastErr)
+}
+
+// zkservers is the set of zkserver processes of one target.
+type zkservers struct {
+	bin   string
+	dir   string
+	procs []*proc
+}
+
+// zkserverConfig returns the zoo.cfg of a server on clientPort: with
+// servers (the server.N lines) and dataDir a durable ensemble member,
+// else an in-memory standalone server.
+func zkserverConfig(clientPort int, dataDir string, servers map[int64]string, forceSync bool) []byte {
+	var b strings.Builder
+	fmt.Fprintf(&b, "tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\n", clientPort)
+	b.WriteString("maxClientCnxns=0\n4lw.commands.whitelist=*\nadmin.enableServer=false\n")
+	if dataDir != "" {
+		fs := "no"
+		if forceSync {
+			fs = "yes"
+		}
+		fmt.Fprintf(&b, "dataDir=%s\nforceSync=%s\n", dataDir, fs)
+	}
+	if len(servers) > 0 {
+		b.WriteString("initLimit=10\nsyncLimit=5\n")
+		for _, id := range slices.Sorted(maps.Keys(servers)) {
+			fmt.Fprintf(&b, "server.%d=%s\n", id, servers[id])
+		}
+	}
+	return []byte(b.String())
+}
+
+// start writes the configurations (and myid files), starts the processes
+// and waits until they serve.
+func (z *zkservers) start(ctx context.Context, n int, forceSync bool) error {
+	var servers map[int64]string
+	if n > 1 {
+		var err error
+		if servers, err = peerLines(n); err != nil {
+			return err
+		}
+	}
+	for id := 1; id <= n; id++ {
+		pdir := filepath.Join(z.dir, strconv.Itoa(id))
+		if err := os.MkdirAll(pdir, 0o755); err != nil {
+			return err
+		}
+		dataDir := ""
+		if n > 1 {
+			dataDir = filepath.Join(pdir, "data")
+			if err := os.MkdirAll(dataDir, 0o755); err != nil {
+				return err
+			}
+			if err := os.WriteFile(filepath.Join(dataDir, "myid"), []byte(strconv.Itoa(id)+"\n"), 0o644); err != nil {
+				return err
+			}
+		}
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		p, err := startProc(z.bin, pdir, zkserverConfig(port, dataDir, servers, forceSync))
+		if err != nil {
+			return err
+		}
+		p.addr = fmt.Sprintf("127.0.0.1:%d", port)
+		z.procs = append(z.procs, p)
+	}
+	return z.waitReady(ctx)
+}
+
+// waitReady polls srvr until a standalone server reports Mode standalone,
+// or an ensemble one leader and followers.
+func (z *zkservers) waitReady(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, leaderWait)
+	defer cancel()
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		var modes []string
+		for _, p := range z.procs {
+			if err := p.exited(); err != nil {
+				return err
+			}
+			mode, err := realzk.Mode(p.addr, time.Second)
+			if err != nil {
+				mode = "not serving"
+			}
+			modes = append(modes, mode)
+		}
+		if modesReady(modes) {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			var logs strings.Builder
+			for _, p := range z.procs {
+				fmt.Fprintf(&logs, "\n%s", p.logTail())
+			}
+			return fmt.Errorf("servers not ready (modes %s): %w%s", strings.Join(modes, ", "), ctx.Err(), logs.String())
+		case <-tick.C:
+		}
+	}
+}
+
+// modesReady reports whether srvr's modes show a server that serves: one
+// standalone, or one leader and followers.
+func modesReady(modes []string) bool {
+	if len(modes) == 1 {
+		return modes[0] == "standalone"
+	}
+	leaders, followers := 0, 0
+	for _, m := range modes {
+		switch m {
+		case "leader":
+			leaders++
+		case "follower":
+			followers++
+		}
+	}
+	return leaders == 1 && followers == len(modes)-1
+}
+
+func (z *zkservers) addrs() []string {
+	var a []string
+	for _, p := range z.procs {
+		a = append(a, p.addr)
+	}
+	return a
+}
+
+func (z *zkservers) pids() []int {
+	var pids []int
+	for _, p := range z.procs {
+		pids = append(pids, p.cmd.Process.Pid)
+	}
+	return pids
+}
+
+// stop stops every process at once.
+func (z *zkservers) stop() {
+	var wg sync.WaitGroup
+	for _, p := range z.procs {
+		wg.Go(p.stop)
+	}
+	wg.Wait()
+}
+
+var errProcExited = errors.New("zkserver exited before serving")
+
+// proc is one zkserver process.
+type proc struct {
+	addr    string
+	cmd     *exec.Cmd
+	logPath string
+	done    chan struct{} // closed when the process has exited
+	waitErr error         // set before done is closed
+}
+
+// startProc writes cfg to dir/zoo.cfg and runs the zkserver binary on it,
+// its log (stderr) to dir/zkserver.log.
+func startProc(bin, dir string, cfg []byte) (*proc, error) {
+	cfgPath := filepath.Join(dir, "zoo.cfg")
+	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
+		return nil, err
+	}
+	logPath := filepath.Join(dir, "zkserver.log")
+	logf, err := os.Create(logPath)
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, cfgPath)
+	cmd.Dir = dir
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = sysProcAttr()
+	if err := cmd.Start(); err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("run %s: %w", bin, err)
+	}
+	p := &proc{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	go func() {
+		p.waitErr = cmd.Wait()
+		logf.Close()
+		close(p.done)
+	}()
+	return p, nil
+}
+
+// exited returns errProcExited, with the exit status and the end of the
+// log, once the process has exited; else nil.
+func (p *proc) exited() error {
+	select {
+	case <-p.done:
+		return fmt.Errorf("%w (%v)\n%s", errProcExited, p.waitErr, p.logTail())
+	default:
+		return nil
+	}
+}
+
+// stop asks the process to shut down (SIGTERM), kills it if it has not
+// exited after stopGrace, and waits for it.
+func (p *proc) stop() {
+	if err := p.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		p.cmd.Process.Kill()
+	}
+	timer := time.NewTimer(stopGrace)
+	defer timer.Stop()
+	select {
+	case <-p.done:
+		return
+	case <-timer.C:
+	}
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// logTail returns the end of the process's log.
+func (p *proc) logTail() string {
+	f, err := os.Open(p.logPath)
+	if err != nil {
+		return err.Error()
+	}
+	defer f.Close()
+	const n = 4000
+	if fi, err := f.Stat(); err == nil && fi.Size() > n {
+		f.Seek(fi.Size()-n, io.SeekStart)
+	}
+	b, _ := io.ReadAll(f)
+	return fmt.Sprintf("--- %s ---\n%s", p.logPath, b)
+}
