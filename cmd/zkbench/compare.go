@@ -20,6 +20,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if o.op.scale() {
+		return runScale(ctx, o, targets, out)
+	}
 	rep := newReporter(out, o, targets)
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {

@@ -37,6 +37,31 @@
 //	mix            get or set of a random key, -mix percent gets
 //	connect        open a session, get a random key, close the session
 //
+// and the scale ops, which measure one thing once per target and round
+// (rounds default to 1) and report it beside the server's memory:
+//
+//	fill      create -n znodes (default 200000) of -size bytes under one
+//	          parent, -inflight creates in flight on each of -sessions
+//	          sessions (default 8 per session); time, RSS and live heap
+//	          before and after, heap and RSS growth per znode
+//	sessions  open -n sessions (default 10000), -inflight at a time (default
+//	          16); time until all are established, time to close them, and
+//	          the server's memory with them open
+//	watchers  -n sessions (default 10000) each getData one znode with a
+//	          watch, then another session sets it; when the watchers got
+//	          their events (p50, p99, max after the set was sent), and the
+//	          server's memory with the watches set
+//
+// The scale ops find each target's server process by its listening port
+// (loopback addresses only) and read its RSS from /proc/PID/status; the live
+// heap, after a full GC, from a zkserver started with -pprof (its debug
+// listener, found on its command line) or from a JVM with jcmd PID
+// GC.class_histogram. For in-process targets (zkraft, zkraft3) they report
+// times only and say so. For example, against zkserver as its own process:
+//
+//	zkserver -pprof 127.0.0.1:6060 zoo.cfg &   # zoo.cfg: clientPort=22181, maxClientCnxns=0
+//	zkbench -compare '127.0.0.1:22181;zookeeper' -op fill
+//
 // -sessions sessions are opened and -inflight goroutines issue synchronous
 // requests on each, so sessions*inflight requests are in flight (go-zookeeper
 // pipelines the requests of a connection). With -op connect the

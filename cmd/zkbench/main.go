@@ -24,6 +24,7 @@ type options struct {
 	inflight       int
 	size           int
 	keys           int
+	n              int // count of the scale ops (fill, sessions, watchers)
 	warmup         time.Duration
 	duration       time.Duration
 	rounds         int
@@ -75,7 +76,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3)")
 	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
-	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix or connect")
+	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, or a scale op: fill, sessions, watchers")
+	fs.IntVar(&o.n, "n", 0, "znodes (fill, default 200000), sessions (sessions, default 10000) or watchers (watchers, default 10000)")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
 	fs.IntVar(&o.sessions, "sessions", 8, "number of sessions (connections)")
 	fs.IntVar(&o.inflight, "inflight", 1, "requests in flight per session (goroutines issuing synchronous calls)")
@@ -136,6 +138,9 @@ func (o *options) validate(fs *flag.FlagSet) error {
 		if c.bad {
 			return errors.New(c.msg)
 		}
+	}
+	if err := o.scaleDefaults(fs); err != nil {
+		return err
 	}
 	return o.resolveTargets(fs)
 }

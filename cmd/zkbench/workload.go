@@ -21,9 +21,12 @@ const (
 	opCreateDelete
 	opMix
 	opConnect
+	opFill // the scale ops (scale.go)
+	opSessions
+	opWatchers
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers"}
 
 func (k opKind) String() string { return opNames[k] }
 

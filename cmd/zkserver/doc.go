@@ -1,5 +1,10 @@
 // Command zkserver runs a zkraft server.
 //
+// Usage:
+//
+//	zkserver [zoo.cfg]
+//	zkserver -pprof host:port [zoo.cfg]
+//
 // With no arguments it serves an in-memory standalone server on
 // 127.0.0.1:2181. With one argument, the path of a zoo.cfg, it reads the
 // standard ZooKeeper keys from it, as zkServer.sh start-foreground would.
@@ -7,4 +12,18 @@
 // Raft ensemble (see docs/zab-and-raft.md); with a dataDir it is durable.
 // It must hold no logic a package should own: it parses arguments, builds a
 // server.Server and waits for a signal.
+//
+// The -pprof flag (before the zoo.cfg) turns on a debug HTTP listener on
+// host:port; it is off by default. It serves:
+//
+//	/debug/pprof/              net/http/pprof profiles (heap, CPU, goroutines, ...)
+//	/debug/vars                expvar (the command line and runtime.MemStats)
+//	/debug/zkraft/memstats     heap figures as JSON; with ?gc=1 after a full GC,
+//	                           so heap_alloc is the live heap (what zkbench reads)
+//
+// The listener has no authentication and the profiles reveal the process's
+// memory and command line, and ?gc=1 pauses it, so the address is the
+// user's choice and should normally be a loopback one, e.g.
+// zkserver -pprof 127.0.0.1:6060 zoo.cfg. Port 0 picks a free port, which
+// the log line "debug HTTP listening" names.
 package main

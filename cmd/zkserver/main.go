@@ -2,7 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -20,10 +23,31 @@ func main() {
 	}
 }
 
+// errUsage is the error for bad arguments.
+var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]")
+
 func run(args []string, log *slog.Logger) error {
-	cfg, err := loadConfig(args, log)
+	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
+	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
+		fmt.Fprintln(os.Stderr, errUsage)
+		fs.SetOutput(os.Stderr)
+		fs.PrintDefaults()
+		return nil
+	} else if err != nil {
+		return fmt.Errorf("%v\n%w", err, errUsage)
+	}
+	cfg, err := loadConfig(fs.Args(), log)
 	if err != nil {
 		return err
+	}
+	if *pprofAddr != "" {
+		stopDebug, err := startDebug(*pprofAddr, log)
+		if err != nil {
+			return fmt.Errorf("-pprof: %w", err)
+		}
+		defer stopDebug()
 	}
 	srv, err := server.New(cfg, server.WithLogger(log))
 	if err != nil {
@@ -55,6 +79,6 @@ func loadConfig(args []string, log *slog.Logger) (server.Config, error) {
 		}
 		return cfg, nil
 	default:
-		return server.Config{}, fmt.Errorf("usage: zkserver [zoo.cfg]")
+		return server.Config{}, errUsage
 	}
 }
