@@ -165,9 +165,9 @@ func TestScaleReportJSON(t *testing.T) {
 	}
 }
 
-// startZkserver builds zkserver and starts it as its own process with a
+// startZkserverProcess builds zkserver and starts it as its own process with a
 // debug listener; it is killed when the test ends.
-func startZkserver(t *testing.T) (addr string, pid int) {
+func startZkserverProcess(t *testing.T) (addr string, pid int) {
 	t.Helper()
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "zkserver")
@@ -208,7 +208,7 @@ func startZkserver(t *testing.T) (addr string, pid int) {
 }
 
 func TestScaleOpsZkserverProcess(t *testing.T) {
-	addr, pid := startZkserver(t)
+	addr, pid := startZkserverProcess(t)
 	mem := findMemory([]string{addr})
 	if len(mem.procs) != 1 || mem.procs[0].pid != pid || mem.procs[0].heap == nil {
 		t.Fatalf("found %q, want pid %d with its debug listener", mem.describe(), pid)

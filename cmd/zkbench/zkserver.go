@@ -288,7 +288,14 @@ func startProc(bin, dir string, cfg []byte) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(bin, cfgPath)
+	// The debug listener lets the memory ops read the live heap (memory.go
+	// finds its address on the command line).
+	debugPort, err := freePort()
+	if err != nil {
+		logf.Close()
+		return nil, err
+	}
+	cmd := exec.Command(bin, "-pprof", fmt.Sprintf("127.0.0.1:%d", debugPort), cfgPath)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr()
