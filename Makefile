@@ -31,10 +31,11 @@ fuzz:
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
 
-# The side-by-side figures of docs/performance.md (about 5 minutes; needs
-# the Debian zookeeper package).
+# Every table of docs/performance.md, zkraft beside Apache ZooKeeper 3.8
+# (about 15 minutes; needs the Debian zookeeper package). BENCH=standalone
+# (or latency, ensemble, memory, scale, start) runs one part.
 bench:
-	./scripts/bench.sh
+	./scripts/bench.sh $(BENCH)
 
 # The linearizability check under leader kills, for longer than CI runs it.
 soak:

@@ -1,22 +1,57 @@
 #!/bin/bash
-# Reproduces the table in docs/performance.md: zkserver (its own process,
-# in memory) against Apache ZooKeeper 3.8 standalone with forceSync=no, which
-# zkbench starts from the Debian package. Same machine, same run, rounds
-# alternating A, B, A, B. Needs `apt-get install -y zookeeper`.
+# Reproduces every table in docs/performance.md: zkraft beside Apache
+# ZooKeeper 3.8 (Debian package `zookeeper`, started by zkbench from its
+# jars), same machine, same run, rounds alternating A, B, A, B.
+#
+#   scripts/bench.sh                 # everything, about 15 minutes
+#   scripts/bench.sh standalone      # or any of: standalone latency ensemble memory scale start
+#
+# zkbench starts every server itself: `zkserver` (this repository's server
+# as its own process, in memory, with its -pprof listener for heap figures),
+# `zkserver3` (three durable zkserver processes), `zookeeper` (standalone)
+# and `zookeeper3` (a three-node ensemble). Needs `apt-get install -y
+# zookeeper` and a JDK's jcmd (for ZooKeeper's live heap).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
-trap 'kill $(cat "$out/pid" 2>/dev/null) 2>/dev/null || true; rm -rf "$out"' EXIT
+trap 'rm -rf "$out"' EXIT
 go build -o "$out/zkserver" ./cmd/zkserver
 go build -o "$out/zkbench" ./cmd/zkbench
-port=${ZKRAFT_BENCH_PORT:-22181}
-printf 'tickTime=2000\nclientPort=%s\nclientPortAddress=127.0.0.1\nmaxClientCnxns=0\n4lw.commands.whitelist=*\n' "$port" > "$out/zoo.cfg"
-"$out/zkserver" "$out/zoo.cfg" 2> "$out/zkserver.log" &
-echo $! > "$out/pid"
-for _ in $(seq 100); do
-  (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-  sleep 0.05
+
+bench() { echo "== zkbench $*"; "$out/zkbench" "$@"; echo; }
+load=(-size 100 -warmup 3s -duration 5s -rounds 3)
+
+standalone() { # 8 sessions x 4 in flight: throughput >= 2x ZooKeeper forceSync=no
+  for op in get set create; do
+    bench -compare 'zkserver;zookeeper' -op "$op" -sessions 8 -inflight 4 "${load[@]}"
+  done
+}
+latency() { # one client, one request at a time: p50 <= 0.7x ZooKeeper's
+  for op in get set create; do
+    bench -compare 'zkserver;zookeeper' -op "$op" -sessions 1 -inflight 1 "${load[@]}"
+  done
+}
+ensemble() { # three durable nodes each, fsync on: writes >= 1.5x, reads >= 2x
+  for op in get set; do
+    bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op "$op" -sessions 8 -inflight 4 "${load[@]}"
+  done
+}
+memory() { # 200,000 znodes of 100 bytes: heap per znode, RSS
+  bench -compare 'zkserver;zookeeper' -session-timeout 30s -op fill -n 200000 -size 100
+}
+scale() { # 10,000 sessions; 10,000 watchers of one znode
+  bench -compare 'zkserver;zookeeper' -session-timeout 30s -op sessions -n 10000
+  bench -compare 'zkserver;zookeeper' -session-timeout 30s -op watchers -n 10000
+}
+start() { # process start to first successful write
+  bench -compare 'zkserver;zookeeper' -op start -rounds 10
+}
+
+parts=("$@")
+[ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start)
+for p in "${parts[@]}"; do
+  case "$p" in
+    standalone|latency|ensemble|memory|scale|start) "$p" ;;
+    *) echo "unknown part $p (want standalone latency ensemble memory scale start)" >&2; exit 2 ;;
+  esac
 done
-run() { echo "== $*"; "$out/zkbench" -compare "127.0.0.1:$port;zookeeper" -size 100 -warmup 3s -duration 5s -rounds 3 "$@"; echo; }
-for op in get set create; do run -op "$op" -sessions 8 -inflight 4; done
-for op in get set create; do run -op "$op" -sessions 1 -inflight 1; done
