@@ -61,7 +61,7 @@ const (
 func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error) {
 	if !s.Durable() {
 		logs := newMemLogStore(standalone)
-		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: raft.NewInmemSnapshotStore(), close: func() error { return nil }}
+		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: newMemSnapshotStore(), close: func() error { return nil }}
 		if standalone {
 			st.window = logs
 		}
