@@ -95,6 +95,11 @@ func (n *Node) setPeers(members []Peer) {
 // leader to do it. It does not touch /zookeeper/config: propose a KindConfig
 // command afterwards.
 func (n *Node) ChangeMembership(ctx context.Context, members []Peer) error {
+	if n.stores.window != nil {
+		// Its log forgets applied entries and it keeps no snapshot, so a
+		// new member could never catch up.
+		return ErrStandaloneInMemory
+	}
 	if n.fwdCli != nil && n.raft.State() != raft.Leader {
 		return n.fwdCli.reconfig(ctx, members)
 	}
@@ -157,6 +162,10 @@ func (n *Node) voting() bool {
 	}
 	return false
 }
+
+// ErrStandaloneInMemory is returned by ChangeMembership on a standalone
+// node without a dataDir, which cannot take members.
+var ErrStandaloneInMemory = errors.New("consensus: an in-memory standalone node cannot change its membership")
 
 // ErrNotLeading is returned by HandOver on a node that does not lead.
 var ErrNotLeading = errors.New("consensus: not the leader")

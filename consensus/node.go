@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"strconv"
 	"sync"
 	"time"
@@ -66,6 +67,10 @@ type Config struct {
 	// MembershipTime is the mtime (ms) of /zookeeper/config when an
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
+
+	// trailingLogs overrides Raft's TrailingLogs (entries kept behind a
+	// snapshot for followers that lag) when positive; for tests.
+	trailingLogs int
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -92,7 +97,7 @@ type Node struct {
 // looking for a quorum (see HasLeader).
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	rc := raftConfig(cfg)
-	st, err := openStores(cfg.Storage, rc.Logger)
+	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger)
 	if err != nil {
 		return nil, err
 	}
@@ -111,6 +116,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if err == nil {
 		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, st.snaps, n.transport)
+	}
+	if err == nil {
+		st.bind(n.raft)
 	}
 	if err != nil {
 		n.closeStores()
@@ -138,6 +146,17 @@ func raftConfig(cfg Config) *raft.Config {
 	rc.BatchApplyCh = true
 	if cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
+	}
+	if cfg.trailingLogs > 0 {
+		rc.TrailingLogs = uint64(cfg.trailingLogs)
+	}
+	if len(cfg.Peers) == 0 && !cfg.Storage.Durable() {
+		// In memory and alone, a snapshot would have no reader: nothing
+		// survives a restart and there is no follower to send it to. Its
+		// log forgets applied entries by itself (memLogStore), so Raft
+		// need not snapshot to compact it, and snapCount does not apply.
+		// Node.Snapshot still takes one on request.
+		rc.SnapshotThreshold = math.MaxUint64
 	}
 	timeout := cfg.ElectionTimeout
 	if len(cfg.Peers) == 0 {

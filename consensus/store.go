@@ -33,6 +33,17 @@ type stores struct {
 	stable raft.StableStore
 	snaps  raft.SnapshotStore
 	close  func() error
+	// window is the log of an in-memory standalone node, which forgets
+	// applied entries once Raft is bound to it (see memLogStore.trim);
+	// nil otherwise.
+	window *memLogStore
+}
+
+// bind tells the stores about the Raft instance that uses them.
+func (st *stores) bind(r *raft.Raft) {
+	if st.window != nil {
+		st.window.setApplied(r.AppliedIndex)
+	}
 }
 
 // Directory names under dataDir and dataLogDir. ZooKeeper's own files live
@@ -43,10 +54,18 @@ const (
 	logFileName     = "zkraft-raft.db"
 )
 
-func openStores(s Storage, logger hclog.Logger) (*stores, error) {
+// openStores opens the stores s describes. Without a dataDir, a
+// standalone node's log keeps only a short window of entries, and an
+// ensemble member's the whole log since the last snapshot, which its
+// followers may need.
+func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error) {
 	if !s.Durable() {
-		mem := raft.NewInmemStore()
-		return &stores{logs: mem, stable: mem, snaps: raft.NewInmemSnapshotStore(), close: func() error { return nil }}, nil
+		logs := newMemLogStore(standalone)
+		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: newMemSnapshotStore(), close: func() error { return nil }}
+		if standalone {
+			st.window = logs
+		}
+		return st, nil
 	}
 	logDir := s.LogDir
 	if logDir == "" {

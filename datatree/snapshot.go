@@ -3,6 +3,7 @@ package datatree
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 
 	"github.com/zkraft/zkraft/wire"
@@ -31,6 +32,13 @@ var ErrBadSnapshot = errors.New("datatree: bad snapshot")
 // Stat counters (stored cversion, not the served one) and stored
 // ephemeralOwner (session id, container or TTL encoding).
 func (t *Tree) Snapshot(e *wire.Encoder) {
+	t.encodeTree(e, nil) // cannot fail without a writer
+}
+
+// encodeTree writes the snapshot into e. With a writer, it hands e's bytes
+// to w and empties e whenever they reach flushSize, so e stays small; the
+// caller writes what is left at the end.
+func (t *Tree) encodeTree(e *wire.Encoder, w io.Writer) error {
 	e.Int(snapMagic)
 	e.Int(snapVersion)
 	refs := make(map[uint32]int32)
@@ -43,11 +51,18 @@ func (t *Tree) Snapshot(e *wire.Encoder) {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		t.encodeNode(e, refs, f.name, f.n)
+		if w != nil && e.Len() >= flushSize {
+			if _, err := w.Write(e.Bytes()); err != nil {
+				return err
+			}
+			e.Reset()
+		}
 		names := childNames(f.n)
 		for i := len(names) - 1; i >= 0; i-- {
 			stack = append(stack, frame{names[i], f.n.children[names[i]]})
 		}
 	}
+	return nil
 }
 
 func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, name string, n *node) {

@@ -3,6 +3,7 @@ package wire
 import (
 	"encoding/binary"
 	"errors"
+	"io"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -82,6 +83,12 @@ type Decoder struct {
 	off int
 	max int
 	err error
+	// src, when not nil, is where a stream decoder (NewReaderDecoder)
+	// refills b from; left is how many bytes src still holds for it and
+	// shifted how many were consumed before b's start.
+	src     io.Reader
+	left    int64
+	shifted int
 }
 
 // NewDecoder returns a decoder over b. Buffers, strings and vectors whose
@@ -105,11 +112,12 @@ func (d *Decoder) Reset(b []byte, max int) {
 // Err returns the first decoding error, if any.
 func (d *Decoder) Err() error { return d.err }
 
-// Remaining returns the number of unread bytes.
-func (d *Decoder) Remaining() int { return len(d.b) - d.off }
+// Remaining returns the number of unread bytes (for a stream decoder,
+// those it has buffered plus those its source still holds).
+func (d *Decoder) Remaining() int { return len(d.b) - d.off + int(d.left) }
 
 // Offset returns the number of bytes consumed.
-func (d *Decoder) Offset() int { return d.off }
+func (d *Decoder) Offset() int { return d.shifted + d.off }
 
 // Fail records err unless an earlier error is already recorded.
 func (d *Decoder) Fail(err error) {
@@ -124,6 +132,9 @@ func (d *Decoder) take(n int) []byte {
 	}
 	if n < 0 || d.Remaining() < n {
 		d.err = ErrShortBuffer
+		return nil
+	}
+	if len(d.b)-d.off < n && !d.refill(n) {
 		return nil
 	}
 	p := d.b[d.off : d.off+n]
