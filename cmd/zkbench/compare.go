@@ -15,6 +15,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 			return err
 		}
 	}
+	if o.op == opStart {
+		return runStart(ctx, o, out) // launches its own servers, once per round
+	}
 	targets, err := startTargets(ctx, o)
 	defer stopTargets(targets)
 	if err != nil {

@@ -52,6 +52,18 @@
 //	          their events (p50, p99, max after the set was sent), and the
 //	          server's memory with the watches set
 //
+// and the start op, which times a server's start-up:
+//
+//	start     launch the target's server process, then probe it about
+//	          every millisecond (dial, open a session, create an ephemeral
+//	          znode) until a create succeeds; the time from just before
+//	          the exec to that create's reply, per target min, median and
+//	          max over -rounds rounds (default 10) and the ratio of the
+//	          medians. Each round starts a fresh server and stops it again
+//	          (waiting for it to exit) before the next launch. Only for
+//	          zkserver and zookeeper, the single-process targets zkbench
+//	          launches itself: zkbench -compare 'zkserver;zookeeper' -op start
+//
 // The scale ops find each target's server process by its listening port
 // (loopback addresses only) and read its RSS from /proc/PID/status; the live
 // heap, after a full GC, from a zkserver started with -pprof (its debug

@@ -76,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3)")
 	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
-	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, or a scale op: fill, sessions, watchers")
+	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, or start (process launch to first write)")
 	fs.IntVar(&o.n, "n", 0, "znodes (fill, default 200000), sessions (sessions, default 10000) or watchers (watchers, default 10000)")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
 	fs.IntVar(&o.sessions, "sessions", 8, "number of sessions (connections)")
@@ -85,7 +85,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.keys, "keys", 1000, "number of znodes get, set, mix and connect pick from at random")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "time the workload runs before measuring, in every round")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each round")
-	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1)")
+	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1; 1 for the scale ops, 10 for start)")
 	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, zkserver3, zookeeper, zookeeper3): fsync each write: yes or no (default no)")
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver and zkserver3 targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
@@ -142,7 +142,11 @@ func (o *options) validate(fs *flag.FlagSet) error {
 	if err := o.scaleDefaults(fs); err != nil {
 		return err
 	}
-	return o.resolveTargets(fs)
+	o.startDefaults()
+	if err := o.resolveTargets(fs); err != nil {
+		return err
+	}
+	return o.checkStartTargets()
 }
 
 // resolveTargets sets specs from -servers or -compare, and the default

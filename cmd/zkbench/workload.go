@@ -24,9 +24,10 @@ const (
 	opFill // the scale ops (scale.go)
 	opSessions
 	opWatchers
+	opStart // process start to first write (start.go)
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start"}
 
 func (k opKind) String() string { return opNames[k] }
 

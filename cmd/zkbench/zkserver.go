@@ -178,7 +178,7 @@ func (z *zkservers) start(ctx context.Context, n int, forceSync bool) error {
 		if err != nil {
 			return err
 		}
-		p, err := startProc(z.bin, pdir, zkserverConfig(port, dataDir, servers, forceSync))
+		p, err := startProc(z.bin, pdir, zkserverConfig(port, dataDir, servers, forceSync), true)
 		if err != nil {
 			return err
 		}
@@ -272,13 +272,15 @@ type proc struct {
 	addr    string
 	cmd     *exec.Cmd
 	logPath string
+	started time.Time     // just before the exec
 	done    chan struct{} // closed when the process has exited
 	waitErr error         // set before done is closed
 }
 
 // startProc writes cfg to dir/zoo.cfg and runs the zkserver binary on it,
-// its log (stderr) to dir/zkserver.log.
-func startProc(bin, dir string, cfg []byte) (*proc, error) {
+// its log (stderr) to dir/zkserver.log; with pprof, with a debug listener
+// on a free loopback port.
+func startProc(bin, dir string, cfg []byte, pprof bool) (*proc, error) {
 	cfgPath := filepath.Join(dir, "zoo.cfg")
 	if err := os.WriteFile(cfgPath, cfg, 0o644); err != nil {
 		return nil, err
@@ -288,22 +290,27 @@ func startProc(bin, dir string, cfg []byte) (*proc, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The debug listener lets the memory ops read the live heap (memory.go
-	// finds its address on the command line).
-	debugPort, err := freePort()
-	if err != nil {
-		logf.Close()
-		return nil, err
+	var args []string
+	if pprof {
+		// The debug listener lets the memory ops read the live heap
+		// (memory.go finds its address on the command line).
+		debugPort, err := freePort()
+		if err != nil {
+			logf.Close()
+			return nil, err
+		}
+		args = append(args, "-pprof", fmt.Sprintf("127.0.0.1:%d", debugPort))
 	}
-	cmd := exec.Command(bin, "-pprof", fmt.Sprintf("127.0.0.1:%d", debugPort), cfgPath)
+	cmd := exec.Command(bin, append(args, cfgPath)...)
 	cmd.Dir = dir
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = sysProcAttr()
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("run %s: %w", bin, err)
 	}
-	p := &proc{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	p := &proc{cmd: cmd, logPath: logPath, started: started, done: make(chan struct{})}
 	go func() {
 		p.waitErr = cmd.Wait()
 		logf.Close()

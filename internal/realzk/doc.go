@@ -9,7 +9,8 @@
 // configuration in a directory of the caller's choice, and logs only errors
 // (log4j level ERROR, to out.log in that directory). Start returns once the
 // server answers the four-letter word ruok and grants a session;
-// StartEnsemble once every member does and srvr shows one leader. Stop
+// StartEnsemble once every member does and srvr shows one leader. Launch
+// starts a standalone JVM without waiting, for timing its start-up. Stop
 // kills each JVM's whole process group and waits for it.
 //
 // The package does not import testing, so command-line tools (cmd/zkbench)

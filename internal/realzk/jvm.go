@@ -120,6 +120,7 @@ const (
 type jvm struct {
 	cmd     *exec.Cmd
 	logPath string        // its stdout and stderr
+	started time.Time     // just before the exec
 	done    chan struct{} // closed when the JVM has exited
 	waitErr error         // set before done is closed
 }
@@ -160,11 +161,12 @@ func launch(dir, mainClass string, cfg []byte, opts Options) (*jvm, error) {
 	cmd.Stdout = logf
 	cmd.Stderr = logf
 	cmd.SysProcAttr = sysProcAttr()
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("realzk: start java: %w", err)
 	}
-	j := &jvm{cmd: cmd, logPath: logPath, done: make(chan struct{})}
+	j := &jvm{cmd: cmd, logPath: logPath, started: started, done: make(chan struct{})}
 	go func() {
 		j.waitErr = cmd.Wait()
 		logf.Close()

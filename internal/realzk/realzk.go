@@ -71,18 +71,7 @@ func Available() (ok bool, reason string) {
 // live in dir (created if missing; if dir is "", a temporary directory is
 // created and removed by Stop). It returns once the server answers ruok.
 func Start(dir string, opts Options) (*Server, error) {
-	if ok, reason := Available(); !ok {
-		return nil, errors.New(reason)
-	}
-	ownDir := false
-	if dir == "" {
-		d, err := os.MkdirTemp("", "realzk-")
-		if err != nil {
-			return nil, err
-		}
-		dir, ownDir = d, true
-	}
-	dir, err := filepath.Abs(dir)
+	dir, ownDir, err := serverDir(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -106,6 +95,49 @@ func Start(dir string, opts Options) (*Server, error) {
 	return nil, lastErr
 }
 
+// Launch starts a standalone ZooKeeper JVM as Start does, in dir (or in a
+// temporary directory removed by Stop when dir is ""), but returns as soon
+// as the process has been started: Addr is known, the server is not yet
+// serving. It is meant for timing the server's start-up (Started is the
+// moment just before the exec); the caller probes Addr itself and watches
+// Exited, since a JVM whose port was taken meanwhile exits, and Launch does
+// not retry. Stop kills the JVM and cleans up as after Start.
+func Launch(dir string, opts Options) (*Server, error) {
+	dir, ownDir, err := serverDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := launchOnce(dir, opts)
+	if err != nil {
+		if ownDir {
+			os.RemoveAll(dir)
+		}
+		return nil, err
+	}
+	s.ownDir = ownDir
+	return s, nil
+}
+
+// serverDir checks that ZooKeeper is available and returns the absolute
+// server directory: dir, or a new temporary directory (ownDir) if dir is "".
+func serverDir(dir string) (abs string, ownDir bool, err error) {
+	if ok, reason := Available(); !ok {
+		return "", false, errors.New(reason)
+	}
+	if dir == "" {
+		d, err := os.MkdirTemp("", "realzk-")
+		if err != nil {
+			return "", false, err
+		}
+		dir, ownDir = d, true
+	}
+	abs, err = filepath.Abs(dir)
+	if err != nil && ownDir {
+		os.RemoveAll(dir)
+	}
+	return abs, ownDir, err
+}
+
 // config returns the standalone server's zoo.cfg for the given port.
 func config(dir string, port int, opts Options) []byte {
 	cfg := baseConfig(filepath.Join(dir, "data"), port, opts)
@@ -114,7 +146,9 @@ func config(dir string, port int, opts Options) []byte {
 	return formatConfig(cfg)
 }
 
-func startOnce(dir string, opts Options) (*Server, error) {
+// launchOnce writes the configuration for a free port and starts the JVM,
+// without waiting for it.
+func launchOnce(dir string, opts Options) (*Server, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
@@ -126,7 +160,17 @@ func startOnce(dir string, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, jvm: j}
+	return &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, jvm: j}, nil
+}
+
+// startOnce launches the JVM and waits until it serves; it kills the JVM
+// when it does not.
+func startOnce(dir string, opts Options) (*Server, error) {
+	s, err := launchOnce(dir, opts)
+	if err != nil {
+		return nil, err
+	}
+	j := s.jvm
 	deadline := time.Now().Add(StartTimeout)
 	if err := poll(deadline, j.exited, func() error { return serving(s.addr) }); err != nil {
 		j.kill()
@@ -147,8 +191,20 @@ func (s *Server) Dir() string { return s.dir }
 // Pid returns the JVM's process id.
 func (s *Server) Pid() int { return s.cmd.Process.Pid }
 
+// Started returns the moment just before the JVM was executed.
+func (s *Server) Started() time.Time { return s.started }
+
+// Exited returns nil while the JVM runs; once it has exited, an error with
+// its exit status and the end of its output.
+func (s *Server) Exited() error {
+	if err := s.exited(); err != nil {
+		return fmt.Errorf("%w\n%s", err, s.logTail())
+	}
+	return nil
+}
+
 // Stop kills the JVM's process group, waits for the JVM to exit and removes
-// the directory if Start created it. It is safe to call more than once.
+// the directory if Start or Launch created it. It is safe to call more than once.
 func (s *Server) Stop() error {
 	s.stopOnce.Do(func() {
 		s.kill()

@@ -69,3 +69,38 @@ func TestStartOwnDir(t *testing.T) {
 		t.Fatalf("dir %s not removed: %v", dir, err)
 	}
 }
+
+func TestLaunchReturnsBeforeServing(t *testing.T) {
+	if ok, reason := Available(); !ok {
+		t.Skip(reason)
+	}
+	s, err := Launch("", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Stop() })
+	if s.Started().IsZero() || time.Since(s.Started()) > StartTimeout {
+		t.Fatalf("Started() = %v", s.Started())
+	}
+	if err := s.Exited(); err != nil {
+		t.Fatalf("Exited() right after Launch: %v", err)
+	}
+	// Launch did not wait for the server; it must still come up.
+	deadline := time.Now().Add(StartTimeout)
+	if err := poll(deadline, s.Exited, func() error { return serving(s.Addr()) }); err != nil {
+		t.Fatalf("launched server never served: %v", err)
+	}
+	pid, dir := s.Pid(), s.Dir()
+	if err := s.Stop(); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("process group %d still there: %v", pid, err)
+	}
+	if err := s.Exited(); !errors.Is(err, errExited) {
+		t.Fatalf("Exited() after Stop = %v, want errExited", err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("dir %s not removed: %v", dir, err)
+	}
+}
