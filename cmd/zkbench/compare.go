@@ -30,7 +30,7 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {
 		for _, t := range targets {
-			res, err := runBench(ctx, o, t.addrs)
+			res, err := runBench(ctx, o, t.addrs, t.pids...)
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("interrupted")
 			}
@@ -79,6 +79,7 @@ var metrics = []metric{
 	{"p99", "p99_us", func(r *result) float64 { return r.P99.micros() }},
 	{"p99.9", "p999_us", func(r *result) float64 { return r.P999.micros() }},
 	{"max", "max_us", func(r *result) float64 { return r.Max.micros() }},
+	{"server CPU/op", "server_cpu_us_per_op", func(r *result) float64 { return r.ServerCPU }},
 }
 
 // summaryRow is one metric across the rounds of A and B: the median of

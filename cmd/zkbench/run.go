@@ -26,11 +26,14 @@ type result struct {
 	P99        latency `json:"p99_us"`
 	P999       latency `json:"p999_us"`
 	Max        latency `json:"max_us"`
+	// ServerCPU is the servers' CPU time per operation in the measured
+	// window (µs), for targets whose processes zkbench knows; else 0.
+	ServerCPU float64 `json:"server_cpu_us_per_op,omitempty"`
 }
 
 // runBench opens the sessions, sets up a fresh bench root, runs the
 // workload for -warmup and then -duration, and deletes the root again.
-func runBench(ctx context.Context, o *options, servers []string) (*result, error) {
+func runBench(ctx context.Context, o *options, servers []string, pids ...int) (*result, error) {
 	n := o.sessions
 	if o.op == opConnect {
 		n = 1 // only for setup and cleanup: each connect op opens its own
@@ -41,14 +44,14 @@ func runBench(ctx context.Context, o *options, servers []string) (*result, error
 	}
 	defer closeAll(sessions)
 	w := newWorkload(o, servers, benchRoot())
-	res, err := setupAndMeasure(ctx, o, w, sessions)
+	res, err := setupAndMeasure(ctx, o, w, sessions, pids)
 	if cerr := w.cleanup(sessions[0].Conn); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("clean up %s: %w", w.root, cerr))
 	}
 	return res, err
 }
 
-func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*session) (*result, error) {
+func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*session, pids []int) (*result, error) {
 	if err := w.setup(sessions[0].Conn); err != nil {
 		return nil, fmt.Errorf("set up %s: %w", w.root, err)
 	}
@@ -58,7 +61,7 @@ func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*s
 			return nil, fmt.Errorf("sync %s: %w", w.root, err)
 		}
 	}
-	return measure(ctx, o, w, sessions)
+	return measure(ctx, o, w, sessions, pids)
 }
 
 var rootSeq atomic.Int64
@@ -106,7 +109,7 @@ func (wk *worker) loop(ctx context.Context, from, end time.Time) {
 }
 
 // measure runs sessions*inflight workers and merges their histograms.
-func measure(ctx context.Context, o *options, w *workload, sessions []*session) (*result, error) {
+func measure(ctx context.Context, o *options, w *workload, sessions []*session, pids []int) (*result, error) {
 	workers := make([]*worker, o.sessions*o.inflight)
 	for i := range workers {
 		workers[i] = &worker{
@@ -118,15 +121,23 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session) 
 	}
 	from := time.Now().Add(o.warmup)
 	end := from.Add(o.duration)
+	cpu := &cpuWindow{pids: pids}
+	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, wk := range workers {
 		wg.Go(func() { wk.loop(ctx, from, end) })
 	}
+	var sampler sync.WaitGroup
+	sampler.Go(func() { cpu.sampleAt(from, end, stop) })
 	wg.Wait()
+	close(stop)
+	sampler.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return summarize(workers, o.duration), nil
+	res := summarize(workers, o.duration)
+	res.ServerCPU = cpu.perOp(res.Ops)
+	return res, nil
 }
 
 // summarize merges the workers' figures.
