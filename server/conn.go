@@ -20,9 +20,11 @@ import (
 // idle sessions at 40 MB of buffers (64 KiB each made it 1.3 GB).
 const connBufferSize = 4 << 10
 
-// maxOutstanding bounds the requests a connection may have in flight; the
-// reader stops reading when it is reached (ZooKeeper's back-pressure).
-const maxOutstanding = 1000
+// maxOutstanding bounds the requests a connection may have queued for its
+// writer; the reader stops reading when it is reached (ZooKeeper's
+// back-pressure). The queue is a channel of this capacity per connection,
+// so it is kept small: at 1,000 it was 8 KiB of each session's heap.
+const maxOutstanding = 128
 
 // conn is one client connection: readLoop decodes and dispatches requests in
 // order, writeLoop completes them in the same order and writes replies.
