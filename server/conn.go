@@ -20,6 +20,9 @@ import (
 // idle sessions at 40 MB of buffers (64 KiB each made it 1.3 GB).
 const connBufferSize = 4 << 10
 
+// maxKeptFrame is the largest request buffer a connection keeps for reuse.
+const maxKeptFrame = 64 << 10
+
 // maxOutstanding bounds the requests a connection may have queued for its
 // writer; the reader stops reading when it is reached (ZooKeeper's
 // back-pressure). The queue is a channel of this capacity per connection,
@@ -132,6 +135,9 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 			return false
 		}
 		buf = frame[:0]
+		if cap(buf) > maxKeptFrame {
+			buf = nil // one huge request must not stay with the connection
+		}
 		c.cstats.received()
 		c.srv.stats.received()
 		p := c.dispatch(frame)
