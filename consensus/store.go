@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,8 @@ import (
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
+	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 )
 
 // Storage says where a node keeps its Raft state. The zero value keeps
@@ -52,6 +55,7 @@ func (st *stores) bind(r *raft.Raft) {
 const (
 	snapshotDirName = "zkraft-snapshots"
 	logFileName     = "zkraft-raft.db"
+	walDirName      = "zkraft-wal"
 )
 
 // openStores opens the stores s describes. Without a dataDir, a
@@ -76,15 +80,55 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 			return nil, fmt.Errorf("consensus: create %s: %w", d, err)
 		}
 	}
-	bolt, err := raftboltdb.New(raftboltdb.Options{Path: filepath.Join(logDir, logFileName), NoSync: s.NoSync})
+	st, err := openDurableLog(logDir, s.NoSync, logger)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
 	retain := max(s.SnapshotRetain, 1)
-	snaps, err := raft.NewFileSnapshotStoreWithLogger(filepath.Join(s.DataDir, snapshotDirName), retain, logger)
+	st.snaps, err = raft.NewFileSnapshotStoreWithLogger(filepath.Join(s.DataDir, snapshotDirName), retain, logger)
 	if err != nil {
-		bolt.Close()
+		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
-	return &stores{logs: bolt, stable: bolt, snaps: snaps, close: bolt.Close}, nil
+	return st, nil
+}
+
+// openDurableLog opens the log and stable store in logDir. A log that is
+// already there keeps its format. A new one is a write-ahead log of
+// segment files (hashicorp/raft-wal), which makes each batch of entries
+// durable with one fsync (raft-boltdb's B+tree commit takes two, and its
+// page writes), unless forceSync=no asked for no syncing: raft-wal always
+// syncs, so that case uses raft-boltdb with syncing off.
+func openDurableLog(logDir string, noSync bool, logger hclog.Logger) (*stores, error) {
+	boltPath, walDir := filepath.Join(logDir, logFileName), filepath.Join(logDir, walDirName)
+	useBolt := noSync
+	if exists(boltPath) {
+		useBolt = true
+	} else if exists(walDir) {
+		useBolt = false
+	}
+	if useBolt {
+		bolt, err := raftboltdb.New(raftboltdb.Options{Path: boltPath, NoSync: noSync})
+		if err != nil {
+			return nil, err
+		}
+		return &stores{logs: bolt, stable: bolt, close: bolt.Close}, nil
+	}
+	if err := os.MkdirAll(walDir, 0o755); err != nil {
+		return nil, err
+	}
+	// raft-wal v0.4.0's Close leaves its metadata database open (and
+	// locked), so the WAL gets one it does not own and both are closed here.
+	meta := &metadb.BoltMetaDB{}
+	w, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
+	if err != nil {
+		meta.Close()
+		return nil, err
+	}
+	return &stores{logs: w, stable: w, close: func() error { return errors.Join(w.Close(), meta.Close()) }}, nil
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
 }

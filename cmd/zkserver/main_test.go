@@ -137,6 +137,6 @@ func TestSurvivesSIGKILL(t *testing.T) {
 		}
 	}
 	require.Equal(t, n, found, "every acknowledged create survives SIGKILL")
-	_, err = os.Stat(filepath.Join(dataDir, "zkraft-raft.db"))
-	require.NoError(t, err, "the Raft log lives in dataDir")
+	_, err = os.Stat(filepath.Join(dataDir, "zkraft-wal"))
+	require.NoError(t, err, "the Raft log (a WAL, forceSync being on) lives in dataDir")
 }
