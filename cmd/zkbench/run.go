@@ -128,10 +128,11 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session, 
 		wg.Go(func() { wk.loop(ctx, from, end) })
 	}
 	var sampler sync.WaitGroup
-	sampler.Go(func() { cpu.sampleAt(from, end, stop) })
+	sampler.Go(func() { cpu.startAt(from, stop) })
 	wg.Wait()
 	close(stop)
 	sampler.Wait()
+	cpu.finish()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

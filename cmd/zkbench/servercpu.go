@@ -75,18 +75,22 @@ type cpuWindow struct {
 	ok         bool
 }
 
-// sampleAt records the CPU used when from comes, and again at end; it
-// runs in its own goroutine while the workers run.
-func (w *cpuWindow) sampleAt(from, end time.Time, stop <-chan struct{}) {
+// startAt records the CPU used when from comes; it runs in its own
+// goroutine while the workers run, and gives up if stop closes first.
+func (w *cpuWindow) startAt(from time.Time, stop <-chan struct{}) {
 	if !waitUntil(from, stop) {
 		return
 	}
-	start, ok1 := processCPU(w.pids)
-	if !waitUntil(end, stop) {
+	w.start, w.ok = processCPU(w.pids)
+}
+
+// finish records the CPU used by now, once the workers have stopped (at
+// the end of the window); it must run after startAt has returned.
+func (w *cpuWindow) finish() {
+	if !w.ok {
 		return
 	}
-	last, ok2 := processCPU(w.pids)
-	w.start, w.end, w.ok = start, last, ok1 && ok2
+	w.end, w.ok = processCPU(w.pids)
 }
 
 // waitUntil waits for t; false if stop closed first.
