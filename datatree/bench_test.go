@@ -135,3 +135,14 @@ func BenchmarkMemoryPerZnode(b *testing.B) {
 		b.ReportMetric(bytesPerZnode(b, 200_000), "bytes/znode")
 	}
 }
+
+func BenchmarkGetChildren(b *testing.B) {
+	tr, _ := benchTree(b, 10000) // 100 children per parent
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, _, err := tr.GetChildren("/bench/p" + strconv.Itoa(i%100)); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package datatree
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -144,13 +145,27 @@ func (t *Tree) GetChildren(path string) ([]string, wire.Stat, error) {
 	return childNames(n), n.stat(t.cfg.ExtendedTypesEnabled), nil
 }
 
-// childNames returns n's child names sorted, as a non-nil slice.
+// childNames returns n's child names sorted, as a non-nil slice. The
+// names are substrings of one string, built in one allocation.
 func childNames(n *node) []string {
-	kids := sortedChildren(n)
+	kids := make([]*node, 0, n.numChildren())
+	total := 0
+	for c := range n.children() {
+		kids = append(kids, c)
+		total += int(c.nameLen &^ nullData)
+	}
+	var b strings.Builder
+	b.Grow(total) // b's buffer is never reallocated, so all is final
+	for _, c := range kids {
+		b.Write(c.name())
+	}
+	all := b.String()
 	names := make([]string, len(kids))
 	for i, c := range kids {
-		names[i] = string(c.name())
+		k := int(c.nameLen &^ nullData)
+		names[i], all = all[:k], all[k:]
 	}
+	slices.Sort(names)
 	return names
 }
 
