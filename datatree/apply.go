@@ -21,8 +21,8 @@ type opOut struct {
 // check is UNIMPLEMENTED, an unknown op UNIMPLEMENTED, and a body of the
 // wrong type MARSHALLINGERROR.
 //
-// Apply takes ownership of the data slices in txn.Body: they are stored,
-// not copied, and must not be modified afterwards.
+// The data slices in txn.Body are copied (into the node's name+data
+// buffer); the tree keeps no reference to them.
 func (t *Tree) Apply(txn *Txn) Result {
 	defer t.acls.flush()
 	if txn == nil {
@@ -120,7 +120,7 @@ func (t *Tree) delete(txn *Txn, path string, version int32, ev *[]Event) error {
 	if !versionOK(version, n.version) {
 		return wire.CodeBadVersion
 	}
-	if len(n.children) > 0 {
+	if n.numChildren() > 0 {
 		return wire.CodeNotEmpty
 	}
 	t.removeNode(parent, parentPath, name, path, n, txn.Zxid, ev)
@@ -150,10 +150,10 @@ func (t *Tree) deleteContainer(txn *Txn, path string, ev *[]Event) error {
 	if err != nil {
 		return err
 	}
-	if len(n.children) > 0 {
+	if n.numChildren() > 0 {
 		return wire.CodeNotEmpty
 	}
-	if ownerKind(n.owner, t.cfg.ExtendedTypesEnabled) == kindEphemeral {
+	if ownerKind(n.owner(), t.cfg.ExtendedTypesEnabled) == kindEphemeral {
 		return wire.CodeBadVersion
 	}
 	parent, err := t.get(parentPath)
@@ -214,10 +214,10 @@ func (t *Tree) setACL(txn *Txn, r *wire.SetACLRequest) (opOut, error) {
 	if err := checkACL(t.acls.get(n.acl), wire.PermAdmin, txn.Auth); err != nil {
 		return opOut{}, err
 	}
-	if !versionOK(r.Version, n.aversion) {
+	if !versionOK(r.Version, n.aversion()) {
 		return opOut{}, wire.CodeBadVersion
 	}
-	n.aversion++
+	n.setAversion(n.aversion() + 1)
 	old := n.acl
 	n.acl = t.acls.acquire(acl)
 	t.acls.release(old)

@@ -16,19 +16,19 @@ func (t *Tree) ContainerCandidates(now int64, maxNeverUsedMs int64) []string {
 	var out []string
 	for p := range t.containers {
 		n := t.lookup(p)
-		if n == nil || len(n.children) > 0 {
+		if n == nil || n.numChildren() > 0 {
 			continue
 		}
-		if n.cversion > 0 || (maxNeverUsedMs != 0 && now-n.mtime > maxNeverUsedMs) {
+		if n.cversion() > 0 || (maxNeverUsedMs != 0 && now-n.mtime > maxNeverUsedMs) {
 			out = append(out, p)
 		}
 	}
 	for p := range t.ttls {
 		n := t.lookup(p)
-		if n == nil || len(n.children) > 0 || ownerKind(n.owner, t.cfg.ExtendedTypesEnabled) != kindTTL {
+		if n == nil || n.numChildren() > 0 || ownerKind(n.owner(), t.cfg.ExtendedTypesEnabled) != kindTTL {
 			continue
 		}
-		if ttl := ttlOf(n.owner); ttl != 0 && now-n.mtime > ttl {
+		if ttl := ttlOf(n.owner()); ttl != 0 && now-n.mtime > ttl {
 			out = append(out, p)
 		}
 	}

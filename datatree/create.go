@@ -68,7 +68,7 @@ func (t *Tree) create(txn *Txn, op wire.Op, a createArgs, ev *[]Event) (opOut, e
 	}
 	path := a.path
 	if isSequentialFlag(a.flags) {
-		path += fmt.Sprintf("%010d", parent.cversion)
+		path += fmt.Sprintf("%010d", parent.cversion())
 	}
 	if err := ValidatePath(path); err != nil {
 		return opOut{}, err
@@ -77,11 +77,12 @@ func (t *Tree) create(txn *Txn, op wire.Op, a createArgs, ev *[]Event) (opOut, e
 	if name == "" || parent.child(name) != nil { // name is "" only for "/"
 		return opOut{}, wire.CodeNodeExists
 	}
-	if ownerKind(parent.owner, t.cfg.ExtendedTypesEnabled) == kindEphemeral {
+	if ownerKind(parent.owner(), t.cfg.ExtendedTypesEnabled) == kindEphemeral {
 		return opOut{}, wire.CodeNoChildrenForEphemerals
 	}
-	n := newNode(a.data, t.acls.acquire(acl), t.ownerFor(txn, op, a), txn.Zxid, txn.Time)
-	t.insert(parent, strings.Clone(name), path, n, txn.Zxid)
+	n := newNode(name, a.data, t.acls.acquire(acl), txn.Zxid, txn.Time)
+	n.setOwner(t.ownerFor(txn, op, a))
+	t.insert(parent, name, path, n, txn.Zxid)
 	*ev = append(*ev,
 		Event{Type: wire.EventNodeCreated, Path: path, ACL: t.acls.get(n.acl)},
 		Event{Type: wire.EventNodeChildrenChanged, Path: eventPath(parentPath), ACL: t.acls.get(parent.acl)})

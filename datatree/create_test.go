@@ -212,17 +212,17 @@ func TestSequentialOverflow(t *testing.T) {
 	e := newEnv(t, Config{})
 	e.mustCreate("/p", 0)
 	p := e.tr.lookup("/p")
-	p.cversion = math.MaxInt32 - 1
+	p.setCversion(math.MaxInt32 - 1)
 	require.Equal(t, "/p/s2147483646", e.mustCreate("/p/s", 2))
-	require.Equal(t, int32(math.MaxInt32), p.cversion)
-	pz := p.pzxid
+	require.Equal(t, int32(math.MaxInt32), p.cversion())
+	pz := p.pzxid()
 	// The counter would wrap to MinInt32, which is not larger, so
 	// DataTree.createNode keeps cversion and pzxid; the node is still added.
 	require.Equal(t, "/p/s2147483647", e.mustCreate("/p/s", 2))
-	require.Equal(t, int32(math.MaxInt32), p.cversion)
-	require.Equal(t, pz, p.pzxid)
+	require.Equal(t, int32(math.MaxInt32), p.cversion())
+	require.Equal(t, pz, p.pzxid())
 	require.Equal(t, wire.CodeNodeExists, e.create("/p/s", 2).Err)
-	p.cversion = -5
+	p.setCversion(-5)
 	require.Equal(t, "/p/n-000000005", e.mustCreate("/p/n", 2), "%010d of a negative counter")
 }
 
@@ -259,8 +259,8 @@ func TestCreateFlagsAndTypes(t *testing.T) {
 		require.NoError(t, r.Err, c.path)
 		require.Equal(t, c.wantPath, r.Path)
 		n := e.tr.lookup(c.wantPath)
-		require.Equal(t, c.wantOwner, n.owner, c.path)
-		require.Equal(t, c.wantKind, ownerKind(n.owner, true), c.path)
+		require.Equal(t, c.wantOwner, n.owner(), c.path)
+		require.Equal(t, c.wantKind, ownerKind(n.owner(), true), c.path)
 		require.Equal(t, c.served, r.Stat.EphemeralOwner, c.path)
 		require.Equal(t, c.served, e.stat(c.wantPath).EphemeralOwner, c.path)
 	}

@@ -26,7 +26,8 @@
 // The package must stay a pure function of the transactions it is given: it
 // does no I/O, reads no clock (time comes from Txn.Time or a parameter),
 // starts no goroutines, takes no locks (the caller serialises access) and uses
-// no randomness; it must never import net, the server, consensus or session
-// packages. Iteration over Go maps never leaks into results: every list it
-// returns is sorted.
+// no randomness beyond hash seeds; it must never import net, the server,
+// consensus or session packages. Iteration over Go maps and child tables
+// (children.go, seeded at random like Go maps) never leaks into results:
+// every list it returns is sorted.
 package datatree

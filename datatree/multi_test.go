@@ -50,7 +50,7 @@ func TestMultiSuccess(t *testing.T) {
 	require.Equal(t, txn.Zxid, m.Mzxid)
 	require.Equal(t, txn.Zxid, m.Pzxid)
 	require.Equal(t, txn.Time, m.Mtime)
-	require.Equal(t, int32(5), e.tr.lookup("/m").cversion)
+	require.Equal(t, int32(5), e.tr.lookup("/m").cversion())
 	require.Equal(t, int32(5*2-4), m.Cversion)
 	require.Equal(t, txn.Zxid, st("/m/t").Czxid)
 
@@ -141,7 +141,7 @@ func TestMultiCheckSeesEarlierOps(t *testing.T) {
 	require.NoError(t, r.Err)
 	require.Equal(t, wire.OpDelete, r.Multi[4].Type)
 	require.False(t, e.tr.Exists("/p"))
-	require.Equal(t, int32(1), e.tr.root.cversion)
+	require.Equal(t, int32(1), e.tr.root.cversion())
 }
 
 func TestMultiMarshallingError(t *testing.T) {

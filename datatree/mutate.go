@@ -23,7 +23,8 @@ type undoRec struct {
 	path     string
 	cversion int32 // parent's, before insert
 	pzxid    int64 // parent's, before insert/remove
-	data     []byte
+	buf      []byte
+	nameLen  uint32
 	mzxid    int64
 	mtime    int64
 	version  int32
@@ -39,14 +40,15 @@ func (t *Tree) record(r undoRec) {
 // insert links n as child name of parent (DataTree.createNode): the
 // parent's stored cversion becomes cversion+1 and its pzxid the zxid, but
 // only if the new cversion is larger (it is not after int32 overflow).
+// n must already be called name.
 func (t *Tree) insert(parent *node, name, path string, n *node, zxid int64) {
 	t.record(undoRec{op: undoInsert, parent: parent, n: n, name: name, path: path,
-		cversion: parent.cversion, pzxid: parent.pzxid})
-	if cv := parent.cversion + 1; cv > parent.cversion {
-		parent.cversion = cv
-		parent.pzxid = zxid
+		cversion: parent.cversion(), pzxid: parent.pzxid()})
+	if cv := parent.cversion() + 1; cv > parent.cversion() {
+		parent.setCversion(cv)
+		parent.setPzxid(zxid)
 	}
-	parent.addChild(name, n)
+	parent.addChild(n)
 	t.attach(path, n)
 	t.quotaCreated(path, n)
 }
@@ -55,23 +57,23 @@ func (t *Tree) insert(parent *node, name, path string, n *node, zxid int64) {
 // pzxid moves to zxid only if that is larger; its cversion is unchanged.
 func (t *Tree) remove(parent *node, name, path string, n *node, zxid int64) {
 	t.record(undoRec{op: undoRemove, parent: parent, n: n, name: name, path: path,
-		pzxid: parent.pzxid})
+		pzxid: parent.pzxid()})
 	parent.removeChild(name)
-	if zxid > parent.pzxid {
-		parent.pzxid = zxid
+	if zxid > parent.pzxid() {
+		parent.setPzxid(zxid)
 	}
 	t.detach(path, n)
 	t.acls.release(n.acl)
-	t.quotaDeleted(path, n.data)
+	t.quotaDeleted(path, n.data())
 }
 
-// setData replaces n's data and stamps it (DataTree.setData).
+// setData replaces n's data (copied) and stamps it (DataTree.setData).
 func (t *Tree) setData(path string, n *node, data []byte, version int32, zxid, time int64) {
 	t.record(undoRec{op: undoSetData, n: n, path: path,
-		data: n.data, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
-	t.dataSize += int64(len(data)) - int64(len(n.data))
-	old := n.data
-	n.data = data
+		buf: n.buf, nameLen: n.nameLen, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
+	t.dataSize += int64(len(data)) - int64(n.dataLen())
+	old := n.data()
+	n.setDataBytes(data)
 	n.mzxid = zxid
 	n.mtime = time
 	n.version = version
@@ -82,25 +84,26 @@ func (t *Tree) setData(path string, n *node, data []byte, version int32, zxid, t
 // quota stats nodes. Its undo record restores the same stamps.
 func (t *Tree) replaceData(n *node, data []byte) {
 	t.record(undoRec{op: undoSetData, n: n,
-		data: n.data, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
-	t.dataSize += int64(len(data)) - int64(len(n.data))
-	n.data = data
+		buf: n.buf, nameLen: n.nameLen, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
+	t.dataSize += int64(len(data)) - int64(n.dataLen())
+	n.setDataBytes(data)
 }
 
 // attach accounts for a node that became reachable at path.
 func (t *Tree) attach(path string, n *node) {
 	t.count++
-	t.dataSize += javaLen(path) + int64(len(n.data))
-	switch ownerKind(n.owner, t.cfg.ExtendedTypesEnabled) {
+	t.dataSize += javaLen(path) + int64(n.dataLen())
+	owner := n.owner()
+	switch ownerKind(owner, t.cfg.ExtendedTypesEnabled) {
 	case kindContainer:
 		t.containers[path] = struct{}{}
 	case kindTTL:
 		t.ttls[path] = struct{}{}
 	case kindEphemeral:
-		set := t.ephemerals[n.owner]
+		set := t.ephemerals[owner]
 		if set == nil {
 			set = make(map[string]struct{})
-			t.ephemerals[n.owner] = set
+			t.ephemerals[owner] = set
 		}
 		set[path] = struct{}{}
 	}
@@ -109,17 +112,18 @@ func (t *Tree) attach(path string, n *node) {
 // detach is the inverse of attach.
 func (t *Tree) detach(path string, n *node) {
 	t.count--
-	t.dataSize -= javaLen(path) + int64(len(n.data))
-	switch ownerKind(n.owner, t.cfg.ExtendedTypesEnabled) {
+	t.dataSize -= javaLen(path) + int64(n.dataLen())
+	owner := n.owner()
+	switch ownerKind(owner, t.cfg.ExtendedTypesEnabled) {
 	case kindContainer:
 		delete(t.containers, path)
 	case kindTTL:
 		delete(t.ttls, path)
 	case kindEphemeral:
-		if set := t.ephemerals[n.owner]; set != nil {
+		if set := t.ephemerals[owner]; set != nil {
 			delete(set, path)
 			if len(set) == 0 {
-				delete(t.ephemerals, n.owner)
+				delete(t.ephemerals, owner)
 			}
 		}
 	}
@@ -132,18 +136,20 @@ func (t *Tree) rollback(log []undoRec) {
 		switch r.op {
 		case undoInsert:
 			r.parent.removeChild(r.name)
-			r.parent.cversion = r.cversion
-			r.parent.pzxid = r.pzxid
+			r.parent.setCversion(r.cversion)
+			r.parent.setPzxid(r.pzxid)
+			r.parent.dropDefaultExt()
 			t.detach(r.path, r.n)
 			t.acls.release(r.n.acl)
 		case undoRemove:
-			r.parent.addChild(r.name, r.n)
-			r.parent.pzxid = r.pzxid
+			r.parent.addChild(r.n)
+			r.parent.setPzxid(r.pzxid)
 			t.attach(r.path, r.n)
 			t.acls.retain(r.n.acl)
 		case undoSetData:
-			t.dataSize += int64(len(r.data)) - int64(len(r.n.data))
-			r.n.data = r.data
+			t.dataSize -= int64(r.n.dataLen())
+			r.n.setBuf(r.buf, r.nameLen)
+			t.dataSize += int64(r.n.dataLen())
 			r.n.mzxid = r.mzxid
 			r.n.mtime = r.mtime
 			r.n.version = r.version

@@ -60,7 +60,7 @@ func (t *Tree) quotaDir() *node {
 		return nil
 	}
 	q := proc.child("quota")
-	if q == nil || len(q.children) == 0 {
+	if q == nil || q.numChildren() == 0 {
 		return nil
 	}
 	return q
@@ -102,7 +102,7 @@ func (t *Tree) quotaCreated(path string, n *node) {
 	if q == nil {
 		return
 	}
-	created := int64(len(n.data))
+	created := int64(n.dataLen())
 	parent, name, _ := splitPath(path)
 	if name == quotaStatsName && strings.HasPrefix(parent, quotaPath) {
 		// Quotas.trimQuotaPath: the statPath of the result is path itself.
@@ -139,7 +139,7 @@ func (t *Tree) quotaAdjust(q *node, path string, count, bytes int64) {
 	if stats == nil {
 		return
 	}
-	st, ok := parseStatsTrack(stats.data)
+	st, ok := parseStatsTrack(stats.data())
 	if !ok {
 		return
 	}
@@ -162,8 +162,8 @@ func (t *Tree) subtreeCounts(path string) (count, bytes int64) {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		count++
-		bytes += int64(len(top.data))
-		for _, c := range top.children {
+		bytes += int64(top.dataLen())
+		for c := range top.children() {
 			stack = append(stack, c)
 		}
 	}

@@ -42,32 +42,30 @@ func (t *Tree) encodeTree(e *wire.Encoder, w io.Writer) error {
 	e.Int(snapMagic)
 	e.Int(snapVersion)
 	refs := make(map[uint32]int32)
-	type frame struct {
-		name string
-		n    *node
-	}
-	stack := []frame{{"", t.root}}
+	stack := []*node{t.root}
 	for len(stack) > 0 {
-		f := stack[len(stack)-1]
+		n := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		t.encodeNode(e, refs, f.name, f.n)
+		t.encodeNode(e, refs, n)
 		if w != nil && e.Len() >= flushSize {
 			if _, err := w.Write(e.Bytes()); err != nil {
 				return err
 			}
 			e.Reset()
 		}
-		names := childNames(f.n)
-		for i := len(names) - 1; i >= 0; i-- {
-			stack = append(stack, frame{names[i], f.n.children[names[i]]})
+		kids := sortedChildren(n)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, kids[i])
 		}
 	}
 	return nil
 }
 
-func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, name string, n *node) {
-	e.String(name)
-	e.Buffer(n.data)
+// encodeNode writes one node; its name (the root's is "") is written as
+// a string, which Buffer encodes identically for the non-nil name().
+func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, n *node) {
+	e.Buffer(n.name())
+	e.Buffer(n.data())
 	if ref, ok := refs[n.acl]; ok {
 		e.Int(ref)
 	} else {
@@ -78,14 +76,14 @@ func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, name string, n
 	}
 	e.Long(n.czxid)
 	e.Long(n.mzxid)
-	e.Long(n.pzxid)
+	e.Long(n.pzxid())
 	e.Long(n.ctime)
 	e.Long(n.mtime)
-	e.Long(n.owner)
+	e.Long(n.owner())
 	e.Int(n.version)
-	e.Int(n.cversion)
-	e.Int(n.aversion)
-	e.Int(int32(len(n.children)))
+	e.Int(n.cversion())
+	e.Int(n.aversion())
+	e.Int(int32(n.numChildren()))
 }
 
 // Restore reads a tree written by Snapshot. cfg must be the Config the
@@ -122,7 +120,7 @@ func (t *Tree) restoreNodes(d *wire.Decoder, refs *[]uint32) error {
 	}
 	t.root = root
 	t.count = 1
-	t.dataSize = javaLen(rootPath) + int64(len(root.data))
+	t.dataSize = javaLen(rootPath) + int64(root.dataLen())
 	type frame struct {
 		n    *node
 		path string
@@ -144,7 +142,7 @@ func (t *Tree) restoreNodes(d *wire.Decoder, refs *[]uint32) error {
 			return snapErr(d, "bad node name")
 		}
 		path := top.path + "/" + name
-		top.n.addChild(name, n)
+		top.n.addChild(n)
 		t.attach(path, n)
 		stack = append(stack, frame{n, path, nc})
 	}
@@ -155,7 +153,8 @@ func (t *Tree) restoreNodes(d *wire.Decoder, refs *[]uint32) error {
 // the list when it appears for the first time.
 func (t *Tree) decodeNode(d *wire.Decoder, refs *[]uint32) (string, *node, int, error) {
 	name := d.String()
-	n := &node{data: d.Buffer()}
+	n := &node{}
+	n.buf, n.nameLen = newBuf(name, d.Buffer())
 	ref := d.Int()
 	switch {
 	case d.Err() != nil:
@@ -173,9 +172,15 @@ func (t *Tree) decodeNode(d *wire.Decoder, refs *[]uint32) (string, *node, int, 
 	default:
 		return "", nil, 0, snapErr(d, "unknown ACL reference")
 	}
-	n.czxid, n.mzxid, n.pzxid = d.Long(), d.Long(), d.Long()
-	n.ctime, n.mtime, n.owner = d.Long(), d.Long(), d.Long()
-	n.version, n.cversion, n.aversion = d.Int(), d.Int(), d.Int()
+	var pzxid, owner int64
+	var cversion, aversion int32
+	n.czxid, n.mzxid, pzxid = d.Long(), d.Long(), d.Long()
+	n.ctime, n.mtime, owner = d.Long(), d.Long(), d.Long()
+	n.version, cversion, aversion = d.Int(), d.Int(), d.Int()
+	n.setPzxid(pzxid)
+	n.setOwner(owner)
+	n.setCversion(cversion)
+	n.setAversion(aversion)
 	nc := d.Count(minNodeBytes)
 	if d.Err() != nil || nc < 0 {
 		return "", nil, 0, snapErr(d, "bad child count")
@@ -199,9 +204,9 @@ func (t *Tree) Walk(fn func(path string, st wire.Stat)) {
 		if prefix == rootPath {
 			prefix = ""
 		}
-		names := childNames(f.n)
-		for i := len(names) - 1; i >= 0; i-- {
-			stack = append(stack, frame{prefix + "/" + names[i], f.n.children[names[i]]})
+		kids := sortedChildren(f.n)
+		for i := len(kids) - 1; i >= 0; i-- {
+			stack = append(stack, frame{prefix + "/" + string(kids[i].name()), kids[i]})
 		}
 	}
 }

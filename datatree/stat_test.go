@@ -127,7 +127,7 @@ func TestChildDeleteStat(t *testing.T) {
 	require.Equal(t, before.Mzxid, after.Mzxid)
 	require.Equal(t, before.Mtime, after.Mtime)
 	require.Equal(t, before.Version, after.Version)
-	require.Equal(t, int32(2), e.tr.lookup("/p").cversion, "stored cversion counts creates only")
+	require.Equal(t, int32(2), e.tr.lookup("/p").cversion(), "stored cversion counts creates only")
 }
 
 func TestSetDataStat(t *testing.T) {

@@ -2,6 +2,7 @@ package datatree
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -40,14 +41,13 @@ type Tree struct {
 func New(cfg Config) *Tree {
 	t := newEmpty(cfg)
 	open := t.acls.acquire(wire.OpenACLUnsafe)
-	t.root = &node{data: []byte{}, acl: open}
+	t.root = newNode("", []byte{}, open, 0, 0)
 	t.count = 1
 	t.dataSize = javaLen(rootPath)
-	proc := &node{data: []byte{}, acl: t.acls.acquire(wire.OpenACLUnsafe)}
-	t.link(t.root, procPath, proc)
-	t.link(proc, quotaPath, &node{data: []byte{}, acl: t.acls.acquire(wire.OpenACLUnsafe)})
-	cfgNode := &node{data: []byte{}, acl: t.acls.acquire(wire.ReadACLUnsafe), aversion: -1}
-	t.link(proc, configPath, cfgNode)
+	proc := t.link(t.root, procPath, t.acls.acquire(wire.OpenACLUnsafe))
+	t.link(proc, quotaPath, t.acls.acquire(wire.OpenACLUnsafe))
+	cfgNode := t.link(proc, configPath, t.acls.acquire(wire.ReadACLUnsafe))
+	cfgNode.setAversion(-1)
 	return t
 }
 
@@ -62,12 +62,15 @@ func newEmpty(cfg Config) *Tree {
 	}
 }
 
-// link adds a built-in node without touching the parent's counters.
-func (t *Tree) link(parent *node, path string, n *node) {
+// link adds a built-in node with empty data and zero Stat fields without
+// touching the parent's counters, and returns it.
+func (t *Tree) link(parent *node, path string, acl uint32) *node {
 	_, name, _ := splitPath(path)
-	parent.addChild(name, n)
+	n := newNode(name, []byte{}, acl, 0, 0)
+	parent.addChild(n)
 	t.count++
-	t.dataSize += javaLen(path) + int64(len(n.data))
+	t.dataSize += javaLen(path)
+	return n
 }
 
 // lookup finds a node by exact path. "" is the root alias ZooKeeper keeps
@@ -129,7 +132,7 @@ func (t *Tree) GetData(path string) ([]byte, wire.Stat, error) {
 	if err != nil {
 		return nil, wire.Stat{}, err
 	}
-	return n.data, n.stat(t.cfg.ExtendedTypesEnabled), nil
+	return n.data(), n.stat(t.cfg.ExtendedTypesEnabled), nil
 }
 
 // GetChildren returns the sorted child names (never nil) and the Stat of
@@ -142,11 +145,25 @@ func (t *Tree) GetChildren(path string) ([]string, wire.Stat, error) {
 	return childNames(n), n.stat(t.cfg.ExtendedTypesEnabled), nil
 }
 
-// childNames returns n's child names sorted, as a non-nil slice.
+// childNames returns n's child names sorted, as a non-nil slice. The
+// names are substrings of one string, built in one allocation.
 func childNames(n *node) []string {
-	names := make([]string, 0, len(n.children))
-	for name := range n.children {
-		names = append(names, name)
+	kids := make([]*node, 0, n.numChildren())
+	total := 0
+	for c := range n.children() {
+		kids = append(kids, c)
+		total += int(c.nameLen &^ nullData)
+	}
+	var b strings.Builder
+	b.Grow(total) // b's buffer is never reallocated, so all is final
+	for _, c := range kids {
+		b.Write(c.name())
+	}
+	all := b.String()
+	names := make([]string, len(kids))
+	for i, c := range kids {
+		k := int(c.nameLen &^ nullData)
+		names[i], all = all[:k], all[k:]
 	}
 	slices.Sort(names)
 	return names
@@ -197,9 +214,9 @@ func descendants(n *node) int {
 	for len(stack) > 0 {
 		top := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		total += len(top.children)
-		for _, c := range top.children {
-			if c.children != nil {
+		total += top.numChildren()
+		for c := range top.children() {
+			if c.numChildren() > 0 {
 				stack = append(stack, c)
 			}
 		}

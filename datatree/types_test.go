@@ -85,7 +85,7 @@ func TestContainers(t *testing.T) {
 	r := e.apply(wire.OpCreateContainer, createReq("/c", wire.FlagContainer))
 	require.NoError(t, r.Err)
 	require.Equal(t, int64(0), r.Stat.EphemeralOwner)
-	require.Equal(t, int64(math.MinInt64), e.tr.lookup("/c").owner)
+	require.Equal(t, int64(math.MinInt64), e.tr.lookup("/c").owner())
 	mtime := r.Stat.Mtime
 
 	require.Empty(t, e.tr.ContainerCandidates(mtime+1_000_000, 0), "never used, rule off")
@@ -154,7 +154,7 @@ func TestTTLNodes(t *testing.T) {
 	r := ttl("/t", 5, 1000)
 	require.NoError(t, r.Err)
 	require.Equal(t, int64(0), r.Stat.EphemeralOwner, "TTL owner encoding is hidden")
-	require.Equal(t, int64(-0x0100000000000000|1000), e.tr.lookup("/t").owner)
+	require.Equal(t, int64(-0x0100000000000000|1000), e.tr.lookup("/t").owner())
 	created := r.Stat.Mtime
 	require.Empty(t, e.tr.ContainerCandidates(created+1000, 0))
 	require.Equal(t, []string{"/t"}, e.tr.ContainerCandidates(created+1001, 0))
