@@ -3,6 +3,7 @@ package consensus
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/hashicorp/raft"
 
@@ -49,6 +50,11 @@ type fsm struct {
 	self    int64          // this server's id: commands it proposed carry it as Origin
 	waiters *waitRegistry  // its proposals waiting for their local apply
 	applied *appliedSignal // wakes sync waiters
+	// appliedIndex is the Raft index of the last entry ApplyBatch applied.
+	// Raft's own AppliedIndex moves when a batch is handed to the FSM
+	// goroutine, before it is applied, so it cannot tell a sync that the
+	// state is current.
+	appliedIndex atomic.Uint64
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
@@ -97,6 +103,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		}
 	}
 	f.mu.Unlock()
+	if len(logs) > 0 {
+		f.appliedIndex.Store(logs[len(logs)-1].Index)
+	}
 	for _, d := range done {
 		d.wt.send(outcome{applied: d.a})
 	}

@@ -388,7 +388,59 @@ func (n *Node) Sync(ctx context.Context) error {
 			return ctx.Err()
 		}
 	}
-	return waitApplied(ctx, n.fsm.applied, n.raft.AppliedIndex, index)
+	return n.waitApplied(ctx, index)
+}
+
+// waitApplied returns once this node's state includes every entry up to
+// index. Raft's AppliedIndex reaching index only means the entries were
+// handed to the FSM goroutine; the FSM itself must then have applied the
+// last command at or below index. (Raft's no-op and barrier entries never
+// reach the FSM, hence the look back to a command.)
+func (n *Node) waitApplied(ctx context.Context, index uint64) error {
+	if err := waitApplied(ctx, n.fsm.applied, n.raft.AppliedIndex, index, n.running); err != nil {
+		return err
+	}
+	target := n.lastCommandAtOrBelow(index)
+	applied := func() uint64 {
+		if a := n.fsm.appliedIndex.Load(); a >= target {
+			return a
+		}
+		// Entries up to a snapshot (taken here or installed from the
+		// leader) are in the state without passing through ApplyBatch.
+		if s, err := strconv.ParseUint(n.raft.Stats()["last_snapshot_index"], 10, 64); err == nil && s >= target {
+			return s
+		}
+		return n.fsm.appliedIndex.Load()
+	}
+	return waitApplied(ctx, n.fsm.applied, applied, target, n.running)
+}
+
+// running returns ErrShutdown once Raft has shut down: a waiter for
+// applies would otherwise wait for its context.
+func (n *Node) running() error {
+	if n.raft.State() == raft.Shutdown {
+		return ErrShutdown
+	}
+	return nil
+}
+
+// maxLookBack bounds the search for a command entry below a sync index.
+const maxLookBack = 64
+
+// lastCommandAtOrBelow returns the index of the last command entry at or
+// below index, or 0 when there is none in the log (compacted entries are
+// in a snapshot, hence applied).
+func (n *Node) lastCommandAtOrBelow(index uint64) uint64 {
+	var l raft.Log
+	for i := index; i > 0 && index-i < maxLookBack; i-- {
+		if err := n.stores.logs.GetLog(i, &l); err != nil {
+			return 0
+		}
+		if l.Type == raft.LogCommand {
+			return i
+		}
+	}
+	return 0
 }
 
 // Touch tells the leader which sessions this follower saw alive; on the

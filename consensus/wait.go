@@ -121,11 +121,15 @@ func (s *appliedSignal) wait() <-chan struct{} {
 	return s.ch
 }
 
-// waitApplied blocks until applied() reaches index. Raft's own entries
-// (no-ops, configuration) advance the index without reaching the FSM, so
-// the wait also rechecks on a short timer.
-func waitApplied(ctx context.Context, sig *appliedSignal, applied func() uint64, index uint64) error {
+// waitApplied blocks until applied() reaches index, or alive() reports
+// that nothing more will be applied. Raft's own entries (no-ops,
+// configuration) advance the index without reaching the FSM, so the wait
+// also rechecks on a short timer.
+func waitApplied(ctx context.Context, sig *appliedSignal, applied func() uint64, index uint64, alive func() error) error {
 	for applied() < index {
+		if err := alive(); err != nil {
+			return err
+		}
 		select {
 		case <-sig.wait():
 		case <-time.After(5 * time.Millisecond):

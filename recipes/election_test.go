@@ -367,6 +367,12 @@ func TestElection_ObserveLeaderChanges(t *testing.T) {
 }
 
 func TestElection_ObserveEndsWhenClientCloses(t *testing.T) {
+	if raceEnabled {
+		// Closing a client that holds a watch can make go-zookeeper v1.0.4
+		// reconnect once before it notices, tripping its own lastZxid race
+		// (see lock_cluster_test.go); `make test` runs this without -race.
+		t.Skip("trips go-zookeeper's own data race under -race; run in make test's race-free pass")
+	}
 	srv := integration.StartServer(t)
 	ctx := testCtx(t)
 	c, _ := srv.Connect(t)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package recipes_test
+
+const raceEnabled = false
