@@ -179,12 +179,17 @@ func connect(ctx context.Context, servers []string, timeout time.Duration) (*ses
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Conn: c, events: events}
+	return awaitSession(ctx, &session{Conn: c, events: events}, servers, timeout)
+}
+
+// awaitSession waits until the server has granted s its session; on
+// failure it closes s.
+func awaitSession(ctx context.Context, s *session, servers []string, timeout time.Duration) (*session, error) {
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	for {
 		select {
-		case ev, ok := <-events:
+		case ev, ok := <-s.events:
 			if !ok {
 				return nil, fmt.Errorf("connection to %v closed before a session was granted", servers)
 			}

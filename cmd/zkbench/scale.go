@@ -458,26 +458,7 @@ func dialSession(ctx context.Context, servers []string, timeout time.Duration, b
 	if err != nil {
 		return nil, err
 	}
-	s := &session{Conn: c, events: events}
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	for {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return nil, fmt.Errorf("connection to %v closed before a session was granted", servers)
-			}
-			if ev.State == zk.StateHasSession {
-				return s, nil
-			}
-		case <-ctx.Done():
-			s.close()
-			return nil, ctx.Err()
-		case <-timer.C:
-			s.close()
-			return nil, fmt.Errorf("no session from %v within %v", servers, timeout)
-		}
-	}
+	return awaitSession(ctx, &session{Conn: c, events: events}, servers, timeout)
 }
 
 // ensureOpenFiles raises the soft limit on open files, if needed, for n
