@@ -3,8 +3,6 @@ package integration
 import (
 	"context"
 	"fmt"
-	"math/rand"
-	"net"
 	"path/filepath"
 	"testing"
 	"time"
@@ -222,23 +220,4 @@ func (c *Cluster) Close() {
 			c.Servers[i] = nil
 		}
 	}
-}
-
-// FreePort returns a loopback port that is free now and will stay free for
-// a while, for configuring servers that must know their ports in advance.
-func FreePort(t testing.TB) int {
-	t.Helper()
-	// Ports below the kernel's ephemeral range (32768 and up) are never
-	// handed out as the local port of an outgoing connection, so one that
-	// is free now stays free until the server binds it.
-	for try := 0; try < 1000; try++ {
-		port := 20000 + rand.Intn(12000)
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
-		if err == nil {
-			ln.Close()
-			return port
-		}
-	}
-	t.Fatal("no free port in 20000-31999")
-	return 0
 }

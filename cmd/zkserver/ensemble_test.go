@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -16,17 +17,34 @@ import (
 
 // proc is one zkserver process of a test ensemble.
 type proc struct {
-	cfg  string
-	addr string
-	cmd  *exec.Cmd
+	cfg     string
+	addr    string
+	logPath string
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed when cmd has exited
 }
 
+// start runs the process with its log in a file that the test prints
+// if it fails, so a server that never listens says why.
 func (p *proc) start(t *testing.T, bin string) {
 	t.Helper()
-	p.cmd = exec.Command(bin, p.cfg)
-	require.NoError(t, p.cmd.Start())
-	cmd := p.cmd
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	p.logPath = filepath.Join(t.TempDir(), "zkserver.log")
+	logFile, err := os.Create(p.logPath)
+	require.NoError(t, err)
+	cmd, exited := exec.Command(bin, p.cfg), make(chan struct{})
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	require.NoError(t, cmd.Start())
+	go func() { cmd.Wait(); logFile.Close(); close(exited) }()
+	p.cmd, p.exited = cmd, exited
+	logPath, addr := p.logPath, p.addr
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			out, _ := os.ReadFile(logPath)
+			t.Logf("log of the server on %s (%s):\n%s", addr, cmd.ProcessState, out)
+		}
+	})
 }
 
 // mode asks the process's srvr for its Mode line ("" while it does not answer).
@@ -38,9 +56,74 @@ func (p *proc) mode() string {
 	return stats[0].Mode.String()
 }
 
-// startEnsemble writes three zoo.cfg files and myid files, as for a
-// ZooKeeper ensemble on one machine, and starts three zkserver processes.
+// kill stops the process with SIGKILL and waits for it to exit.
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	require.NoError(t, p.cmd.Process.Signal(syscall.SIGKILL))
+	<-p.exited
+}
+
+// errPortTaken is what waitUp reports when another process bound one of
+// the server's ports between FreePort and the server's own bind.
+var errPortTaken = errors.New("a port was taken by another process")
+
+// waitUp waits until the process logs that it serves clients, or reports
+// why it exited. (A dial would not do: if another process took the port,
+// the dial reaches that process.)
+func (p *proc) waitUp() error {
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		out, _ := os.ReadFile(p.logPath)
+		if strings.Contains(string(out), "msg=serving") {
+			return nil
+		}
+		select {
+		case <-p.exited:
+			out, _ := os.ReadFile(p.logPath)
+			if strings.Contains(string(out), "address already in use") {
+				return errPortTaken
+			}
+			return fmt.Errorf("server for %s exited before serving on %s (%s)", p.cfg, p.addr, p.cmd.ProcessState)
+		case <-time.After(5 * time.Millisecond): // poll interval of the log check above
+		}
+	}
+	return fmt.Errorf("server for %s did not serve on %s within 20s", p.cfg, p.addr)
+}
+
+// startEnsemble starts a three-process ensemble and waits until every
+// process accepts clients. The ports are picked free but are not held,
+// so if another process takes one first it starts over with new ones.
 func startEnsemble(t *testing.T, bin string) []*proc {
+	t.Helper()
+	for attempt := 1; ; attempt++ {
+		procs := launchEnsemble(t, bin)
+		err := waitAllUp(procs)
+		if err == nil {
+			return procs
+		}
+		for _, p := range procs {
+			p.cmd.Process.Kill()
+			<-p.exited
+		}
+		if !errors.Is(err, errPortTaken) || attempt == 3 {
+			t.Fatal(err)
+		}
+		t.Logf("attempt %d: %v; starting over on new ports", attempt, err)
+	}
+}
+
+func waitAllUp(procs []*proc) error {
+	for _, p := range procs {
+		if err := p.waitUp(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// launchEnsemble writes three zoo.cfg files and myid files, as for a
+// ZooKeeper ensemble on one machine, and starts three zkserver processes.
+func launchEnsemble(t *testing.T, bin string) []*proc {
 	t.Helper()
 	dir := t.TempDir()
 	var servers strings.Builder
@@ -90,7 +173,6 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 	procs := startEnsemble(t, bin)
 	var addrs []string
 	for _, p := range procs {
-		waitListening(t, p.addr)
 		addrs = append(addrs, p.addr)
 	}
 	leader := leaderOf(t, procs)
@@ -103,8 +185,7 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 		require.NoError(t, err)
 	}
 
-	require.NoError(t, procs[leader].cmd.Process.Signal(syscall.SIGKILL))
-	procs[leader].cmd.Wait()
+	procs[leader].kill(t)
 	live := append(append([]*proc{}, procs[:leader]...), procs[leader+1:]...)
 	leaderOf(t, live)
 	for i := 0; i < 50; i++ {
@@ -114,7 +195,7 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 
 	// The killed server comes back from its dataDir and catches up.
 	procs[leader].start(t, bin)
-	waitListening(t, procs[leader].addr)
+	require.NoError(t, procs[leader].waitUp())
 	leaderOf(t, procs)
 	back, _, err := zk.Connect([]string{procs[leader].addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
 	require.NoError(t, err)
