@@ -13,6 +13,12 @@
 // It must hold no logic a package should own: it parses arguments, builds a
 // server.Server and waits for a signal.
 //
+// Unless GOGC is set in its environment, zkserver tunes the garbage
+// collector after every collection so that the heap may grow by
+// max(16 MiB, a quarter of the live heap) before the next one, instead of
+// Go's default of the whole live heap (internal/gctune). GOGC=100 restores
+// Go's default.
+//
 // The -pprof flag (before the zoo.cfg) turns on a debug HTTP listener on
 // host:port; it is off by default. It serves:
 //

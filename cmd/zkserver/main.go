@@ -12,11 +12,19 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zkraft/zkraft/internal/gctune"
 	"github.com/zkraft/zkraft/server"
 )
 
 func main() {
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// The collector's heap goal follows the live heap (see internal/gctune)
+	// unless GOGC is set.
+	gc := gctune.DefaultConfig()
+	if tuner := gctune.Start(gc); tuner != nil {
+		defer tuner.Stop()
+		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent)
+	}
 	if err := run(os.Args[1:], log); err != nil {
 		fmt.Fprintln(os.Stderr, "zkserver:", err)
 		os.Exit(1)

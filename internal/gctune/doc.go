@@ -1,0 +1,25 @@
+// Package gctune sets the Go garbage collector's heap goal from the live
+// heap after every collection, for a server process whose live heap is
+// mostly one long-lived data tree.
+//
+// With the default GOGC=100 the heap may grow to twice the live heap
+// before the next collection: a server holding 40 MB of znodes then sits
+// at about 80 MB of heap, and its resident memory with it. With a small
+// live heap the opposite holds: the goal floors at 4 MB, and a server
+// with a few megabytes of state collects several times per second under
+// load. The tuner gives every cycle the same kind of room instead:
+//
+//	headroom = max(MinHeadroom, live × Percent / 100)
+//	GOGC     = headroom × 100 / live
+//
+// so a small heap gets a fixed allowance for garbage (fewer cycles than
+// the default) and a large one a fraction of its size (less memory than
+// the default). A process started with GOGC in its environment keeps that
+// setting: the tuner does not start.
+//
+// The tuner learns of each collection from a finalizer on an object it
+// drops and re-creates every cycle, reads /gc/heap/live:bytes from
+// runtime/metrics and calls debug.SetGCPercent when the percentage moves.
+// It is for main packages: a library must not change the collector of the
+// process it is linked into.
+package gctune

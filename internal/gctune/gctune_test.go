@@ -1,0 +1,69 @@
+package gctune
+
+import (
+	"os"
+	"runtime"
+	"runtime/debug"
+	"testing"
+	"time"
+)
+
+func TestPercentFor(t *testing.T) {
+	cfg := Config{MinHeadroom: 16 << 20, Percent: 25}
+	for _, c := range []struct {
+		live uint64
+		want int
+	}{
+		{0, maxPercent},
+		{1 << 10, maxPercent},    // a fresh process: capped
+		{4 << 20, 400},           // 16 MiB of room over 4 MiB
+		{16 << 20, 100},          // the floor equals the live heap
+		{40 << 20, 40},           // 16 MiB over 40 MiB
+		{64 << 20, 25},           // the floor and the fraction meet
+		{400 << 20, 25},          // a quarter above that
+		{1 << 40, 25},            // no overflow for a huge heap
+		{(16 << 20) * 3 / 2, 66}, // integer percent, rounded down
+	} {
+		if got := PercentFor(c.live, cfg); got != c.want {
+			t.Errorf("PercentFor(%d) = %d, want %d", c.live, got, c.want)
+		}
+	}
+	if got := PercentFor(1<<30, Config{}); got != 1 {
+		t.Errorf("PercentFor with a zero config = %d, want the minimum 1", got)
+	}
+}
+
+// TestTunerFollowsTheLiveHeap grows the live heap and waits until the
+// tuner, called back after a collection, has set GOGC for it.
+func TestTunerFollowsTheLiveHeap(t *testing.T) {
+	if _, set := os.LookupEnv("GOGC"); set {
+		if Start(DefaultConfig()) != nil {
+			t.Fatal("with GOGC in the environment the tuner must not start")
+		}
+		t.Skip("GOGC is set in the environment, so the tuner stays off; the rest needs it unset")
+	}
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	cfg := Config{MinHeadroom: 1 << 20, Percent: 10}
+	tuner := Start(cfg)
+	defer tuner.Stop()
+	if p := tuner.Percent(); p < 50 {
+		t.Fatalf("with a small live heap GOGC = %d, want the floor's larger value", p)
+	}
+
+	live := make([][]byte, 64)
+	for i := range live {
+		live[i] = make([]byte, 256<<10) // 16 MiB in all, so the fraction wins
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for tuner.Percent() != cfg.Percent {
+		if time.Now().After(deadline) {
+			t.Fatalf("GOGC is %d after 30s with 16 MiB live, want %d", tuner.Percent(), cfg.Percent)
+		}
+		runtime.GC() // each collection runs the tuner's finalizer
+		runtime.Gosched()
+	}
+	if cur := debug.SetGCPercent(cfg.Percent); cur != cfg.Percent {
+		t.Fatalf("the runtime's GOGC is %d, want %d", cur, cfg.Percent)
+	}
+	runtime.KeepAlive(live)
+}
