@@ -119,6 +119,9 @@ func (t *Tracker) Touch(id int64) bool {
 	if s == nil || s.closing {
 		return false
 	}
+	if t.roundUp(t.elapsed()+s.timeout) == s.bucket {
+		return true // still in its bucket: the usual case under load, as in ExpiryQueue.update
+	}
 	t.unbucket(id, s)
 	t.arm(id, s)
 	return true

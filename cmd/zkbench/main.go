@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"strconv"
 	"syscall"
 	"time"
@@ -32,6 +33,7 @@ type options struct {
 	zkserver       string
 	sessionTimeout time.Duration
 	json           bool
+	cpuProfile     string // file for a CPU profile of zkbench itself
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 }
@@ -56,6 +58,14 @@ func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	}
 	if err != nil {
 		return 2
+	}
+	if o.cpuProfile != "" {
+		stopProfile, err := startCPUProfile(o.cpuProfile)
+		if err != nil {
+			fmt.Fprintln(stderr, "zkbench:", err)
+			return 1
+		}
+		defer stopProfile()
 	}
 	if err := execute(ctx, o, stdout); err != nil {
 		fmt.Fprintln(stderr, "zkbench:", err)
@@ -90,6 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver and zkserver3 targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
+	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of zkbench itself (the load generator, not the server) to `file`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -206,3 +217,17 @@ func (b *yesNo) Set(s string) error {
 }
 
 func (b *yesNo) IsBoolFlag() bool { return true }
+
+// startCPUProfile profiles this process into path until the returned
+// function is called.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("-cpuprofile: %w", err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}

@@ -14,7 +14,9 @@
 //
 // so a small heap gets a fixed allowance for garbage (fewer cycles than
 // the default) and a large one a fraction of its size (less memory than
-// the default). A process started with GOGC in its environment keeps that
+// the default). The runtime's 4 MiB minimum goal scales with GOGC, so for a
+// small heap GOGC is capped where that minimum equals live + MinHeadroom
+// (PercentFor). A process started with GOGC in its environment keeps that
 // setting: the tuner does not start.
 //
 // The tuner learns of each collection from a finalizer on an object it

@@ -23,9 +23,10 @@ type Config struct {
 // quarter of the live heap once that is larger (above 64 MiB live).
 func DefaultConfig() Config { return Config{MinHeadroom: 16 << 20, Percent: 25} }
 
-// maxPercent caps GOGC when the live heap is tiny (a fresh server), so the
-// first collections still come at a few tens of megabytes.
-const maxPercent = 10000
+// heapMinimum is the Go runtime's smallest heap goal at GOGC=100. It
+// scales with GOGC (at GOGC=400 no collection starts below 16 MiB), so for
+// a small live heap it, not the live heap, decides the goal.
+const heapMinimum = 4 << 20
 
 // liveMetric is the heap marked live by the last collection.
 const liveMetric = "/gc/heap/live:bytes"
@@ -96,14 +97,17 @@ func (t *Tuner) adjust() {
 }
 
 // PercentFor returns the GOGC value that gives a heap of live bytes the
-// headroom cfg asks for.
+// headroom cfg asks for. The runtime's goal is the larger of
+// live × (1 + GOGC/100) and heapMinimum × GOGC/100, so a GOGC that gives a
+// small heap its MinHeadroom through the first term would raise the second
+// far above it; the result is capped so that the minimum stays at
+// live + MinHeadroom. (The runtime also counts goroutine stacks and globals
+// in the first term, a few hundred KiB here.)
 func PercentFor(live uint64, cfg Config) int {
-	if live == 0 {
-		return maxPercent
+	limit := (live + cfg.MinHeadroom) * 100 / heapMinimum
+	p := limit // before the first collection the live heap is unknown (0)
+	if live > 0 {
+		p = min(max(uint64(cfg.Percent), cfg.MinHeadroom*100/live), limit)
 	}
-	p := cfg.Percent
-	if floor := cfg.MinHeadroom * 100 / live; floor > uint64(p) {
-		p = int(min(floor, maxPercent))
-	}
-	return max(p, 1)
+	return int(max(p, 1))
 }

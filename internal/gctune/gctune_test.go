@@ -14,22 +14,32 @@ func TestPercentFor(t *testing.T) {
 		live uint64
 		want int
 	}{
-		{0, maxPercent},
-		{1 << 10, maxPercent},    // a fresh process: capped
-		{4 << 20, 400},           // 16 MiB of room over 4 MiB
-		{16 << 20, 100},          // the floor equals the live heap
-		{40 << 20, 40},           // 16 MiB over 40 MiB
-		{64 << 20, 25},           // the floor and the fraction meet
-		{400 << 20, 25},          // a quarter above that
-		{1 << 40, 25},            // no overflow for a huge heap
-		{(16 << 20) * 3 / 2, 66}, // integer percent, rounded down
+		{0, 400},        // a fresh process: the minimum heap gives 16 MiB
+		{1 << 20, 425},  // capped: 4 MiB × 4.25 = 17 MiB = live + 16 MiB
+		{4 << 20, 400},  // 16 MiB of room over 4 MiB (goal 20 MiB)
+		{16 << 20, 100}, // the floor equals the live heap
+		{40 << 20, 40},  // 16 MiB over 40 MiB
+		{64 << 20, 25},  // the floor and the fraction meet
+		{400 << 20, 25}, // a quarter above that
+		{1 << 40, 25},   // no overflow for a huge heap
+		{24 << 20, 66},  // integer percent, rounded down
 	} {
 		if got := PercentFor(c.live, cfg); got != c.want {
 			t.Errorf("PercentFor(%d) = %d, want %d", c.live, got, c.want)
 		}
+		// The goal the runtime derives from the result is never far
+		// above live + MinHeadroom (nor below live × 1.25).
+		p := uint64(PercentFor(c.live, cfg))
+		goal := max(c.live+c.live*p/100, heapMinimum*p/100)
+		if limit := max(c.live+cfg.MinHeadroom, c.live+c.live/4) + 1<<20; goal > limit {
+			t.Errorf("live %d: GOGC %d gives a goal of %d, above %d", c.live, p, goal, limit)
+		}
 	}
 	if got := PercentFor(1<<30, Config{}); got != 1 {
 		t.Errorf("PercentFor with a zero config = %d, want the minimum 1", got)
+	}
+	if got := PercentFor(0, Config{}); got != 1 {
+		t.Errorf("PercentFor(0) with a zero config = %d, want the minimum 1", got)
 	}
 }
 
@@ -46,8 +56,8 @@ func TestTunerFollowsTheLiveHeap(t *testing.T) {
 	cfg := Config{MinHeadroom: 1 << 20, Percent: 10}
 	tuner := Start(cfg)
 	defer tuner.Stop()
-	if p := tuner.Percent(); p < 50 {
-		t.Fatalf("with a small live heap GOGC = %d, want the floor's larger value", p)
+	if p := tuner.Percent(); p <= cfg.Percent {
+		t.Fatalf("with a small live heap GOGC = %d, want more than %d (the floor's room)", p, cfg.Percent)
 	}
 
 	live := make([][]byte, 64)
