@@ -149,3 +149,47 @@ func TestPartition_ReadOnlyModeServesReadsWithoutQuorum(t *testing.T) {
 	require.True(t, closed, "read-only connections end when the quorum returns")
 	require.Equal(t, "rw", fourLetterWord(t, addr, "isro"))
 }
+
+// TestPartition_KillDoesNotWaitForStuckSyncs kills a leader that is cut
+// off from its followers while a sync on it waits for a write it can no
+// longer commit: the kill ends the sync instead of waiting out its 30 s
+// timeout (which once made TestLinearizableUnderLeaderKills take 32 s).
+func TestPartition_KillDoesNotWaitForStuckSyncs(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	addr := c.Servers[leader].Addr()
+	writer, _ := c.Connect(t, addr)
+	syncer, _ := c.Connect(t, addr)
+	c.Partition([]int{leader}, others(leader))
+
+	go writer.Create("/never", nil, 0, zk.WorldACL(zk.PermAll)) // appended, never committed
+	waitOutstanding(t, addr, 1)
+	go syncer.Sync("/") // waits for the create's index to be applied
+	waitOutstanding(t, addr, 2)
+
+	killed := make(chan struct{})
+	go func() { c.Kill(leader); close(killed) }()
+	select {
+	case <-killed:
+	case <-time.After(15 * time.Second): // a hang detector, well under syncTimeout
+		dumpGoroutines(t)
+		t.Fatal("Kill waited for the stuck sync")
+	}
+}
+
+// waitOutstanding waits until the server at addr reports at least n
+// requests in progress (srvr's Outstanding).
+func waitOutstanding(t *testing.T, addr string, n int64) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		stats, ok := zk.FLWSrvr([]string{addr}, time.Second)
+		if ok && stats[0].Outstanding >= n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s never had %d requests outstanding", addr, n)
+		}
+		time.Sleep(5 * time.Millisecond) // poll interval of the condition above
+	}
+}

@@ -180,6 +180,10 @@ func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
 	return true
 }
 
+// outstanding is the number of the connection's requests that are queued
+// or in progress and not yet answered (ZooKeeper's outstanding requests).
+func (c *conn) outstanding() int { return int(c.out.queued.Load()) }
+
 // frameBuffered reports whether br holds at least one whole frame.
 func frameBuffered(br *bufio.Reader) bool {
 	if br.Buffered() < 4 {

@@ -91,7 +91,7 @@ func (s *Server) nodeCount() (n int, zxid int64) {
 func (s *Server) outstanding() int {
 	n := 0
 	for _, c := range s.connections() {
-		n += len(c.pending)
+		n += c.outstanding()
 	}
 	return n
 }
@@ -106,7 +106,7 @@ func (s *Server) writeServerStats(w io.Writer, clients bool) {
 		io.WriteString(w, "Clients:\n")
 		for _, c := range all {
 			fmt.Fprintf(w, " /%s[%d](queued=%d,recved=%d,sent=%d)\n", c.nc.RemoteAddr(), interestOps(c),
-				len(c.pending), c.cstats.in.Load(), c.cstats.out.Load())
+				c.outstanding(), c.cstats.in.Load(), c.cstats.out.Load())
 		}
 		io.WriteString(w, "\n")
 	}
@@ -163,7 +163,7 @@ func (s *Server) writeCons(w io.Writer) {
 	for _, c := range s.sessionConns() {
 		min, avg, max := c.cstats.lat.snapshot()
 		fmt.Fprintf(w, " /%s[1](queued=%d,recved=%d,sent=%d,sid=0x%x,lop=NA,est=%d,to=%d,",
-			c.nc.RemoteAddr(), len(c.pending), c.cstats.in.Load(), c.cstats.out.Load(),
+			c.nc.RemoteAddr(), c.outstanding(), c.cstats.in.Load(), c.cstats.out.Load(),
 			c.sessionID(), c.established.UnixMilli(), c.timeout.Load())
 		fmt.Fprintf(w, "lcxid=0x%x,lzxid=0x%x,lresp=%d,llat=%d,minlat=%d,avglat=%d,maxlat=%d)\n",
 			c.cstats.lastXid.Load(), c.cstats.lastZxid.Load(), c.cstats.lastResponse.Load(),

@@ -156,7 +156,7 @@ func prepareSync(c *conn, _ wire.Record) error {
 	if c.readOnly.Load() {
 		return wire.CodeNotReadOnly // sync needs the leader
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), syncTimeout)
+	ctx, cancel := context.WithTimeout(c.srv.life, syncTimeout)
 	defer cancel()
 	if err := c.srv.node.Sync(ctx); err != nil {
 		c.srv.log.Warn("sync failed", "err", err)

@@ -32,7 +32,7 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 		// A refused reconfig still takes a zxid, as ZooKeeper's error txn.
 		return s.logFailure(xid, wire.CodeOf(err))
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), reconfigTimeout)
+	ctx, cancel := context.WithTimeout(s.life, reconfigTimeout)
 	defer cancel()
 	if err := s.node.ChangeMembership(ctx, members); err != nil {
 		s.log.Warn("reconfig failed", "err", err)
@@ -50,7 +50,7 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 
 // logFailure logs a refused write as an error entry and answers with code.
 func (s *Server) logFailure(xid int32, code wire.Code) *reply {
-	a, err := s.node.Propose(context.Background(), &consensus.Command{Kind: consensus.KindError, Code: code})
+	a, err := s.node.Propose(s.life, &consensus.Command{Kind: consensus.KindError, Code: code})
 	zxid := s.node.LastZxid()
 	if err == nil {
 		zxid = a.Zxid

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"time"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -44,7 +43,7 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	if id == 0 {
 		id = s.ids.Next()
 		cmd := &consensus.Command{Kind: consensus.KindCreateSession, Session: id, Timeout: timeout, Time: s.nowMillis()}
-		if _, err := s.node.Propose(context.Background(), cmd); err != nil {
+		if _, err := s.node.Propose(s.life, cmd); err != nil {
 			s.log.Warn("create session failed", "err", err)
 			return false
 		}
@@ -175,7 +174,7 @@ func (s *Server) expireSession(id int64) {
 		defer s.wg.Done()
 		s.log.Info("expiring session", "session", sessionHex(id))
 		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
-		if _, err := s.node.Propose(context.Background(), cmd); err != nil {
+		if _, err := s.node.Propose(s.life, cmd); err != nil {
 			s.log.Warn("expire session failed", "session", sessionHex(id), "err", err)
 		}
 	}()

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"sync"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -71,7 +70,7 @@ func (r *reaper) run() {
 		}
 		txn := &datatree.Txn{Time: now, Op: wire.OpDeleteContainer, Body: &wire.DeleteContainerRequest{Path: p}}
 		cmd := &consensus.Command{Kind: consensus.KindTxn, Txn: txn}
-		if _, err := r.s.node.Propose(context.Background(), cmd); err != nil {
+		if _, err := r.s.node.Propose(r.s.life, cmd); err != nil {
 			r.s.log.Warn("reaping container failed", "path", p, "err", err)
 			return
 		}

@@ -48,6 +48,12 @@ type Server struct {
 	faults  faultList
 	started time.Time
 	done    chan struct{} // closed by Close
+	// life is cancelled by Close: requests waiting on consensus (sync,
+	// reconfig, session and reaper proposals) give up then, so Close never
+	// waits for their timeouts (a leader cut off from its followers cannot
+	// commit, and its syncs would otherwise wait out syncTimeout).
+	life    context.Context
+	endLife context.CancelFunc
 	network consensus.Network
 
 	mu        sync.Mutex
@@ -72,6 +78,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		perIP:     make(map[string]int),
 		done:      make(chan struct{}),
 	}
+	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
 	}
@@ -178,6 +185,7 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	close(s.done)
+	s.endLife()
 	conns := make([]*conn, 0, len(s.conns))
 	for c := range s.conns {
 		conns = append(conns, c)
