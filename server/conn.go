@@ -36,16 +36,19 @@ type conn struct {
 	nc  net.Conn
 	ip  string
 
-	session   atomic.Int64
-	closing   atomic.Bool  // the client sent closeSession
-	readOnly  atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
-	timeout   atomic.Int32 // negotiated ms
-	authMu    sync.Mutex
-	auth      []wire.Id
-	pending   chan *pending
-	out       output
-	events    eventQueue
-	dec       wire.Decoder // the reader's, reused for every frame
+	session  atomic.Int64
+	closing  atomic.Bool  // the client sent closeSession
+	readOnly atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
+	timeout  atomic.Int32 // negotiated ms
+	authMu   sync.Mutex
+	auth     []wire.Id
+	pending  chan *pending
+	out      output
+	events   eventQueue
+	dec      wire.Decoder // the reader's, reused for every frame
+	// lazyFlush: the reader's socket reader writes out inline replies
+	// when it finds no input (sockReader), so answerInline need not.
+	lazyFlush bool
 	done      chan struct{}
 	closeOnce sync.Once
 
@@ -109,7 +112,11 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	defer c.recoverPanic("reader")
-	br := bufio.NewReaderSize(c.nc, connBufferSize)
+	var src io.Reader = c.nc
+	if sr := newSockReader(c.nc, c.flushInline); sr != nil {
+		src, c.lazyFlush = sr, true
+	}
+	br := bufio.NewReaderSize(src, connBufferSize)
 	if !c.handshake(br) {
 		c.srv.wg.Done() // the writer never started
 		c.close()
@@ -164,7 +171,8 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 // writer goroutine. Replies stay in request order: the writer has written
 // everything queued before (queued is 0), and the reader queues nothing
 // while it answers. The reply is flushed unless another whole request is
-// already buffered, so a burst of reads is answered with one write.
+// already buffered, so a burst of reads is answered with one write; with
+// lazyFlush the socket reader flushes once it finds no more input.
 func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
 	if p.read == nil || p.read.prepare != nil || p.final || p.dropReply || c.out.queued.Load() != 0 {
 		return false
@@ -174,10 +182,20 @@ func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
 	c.out.mu.Lock()
 	defer c.out.mu.Unlock()
 	c.writeReply(c.complete(p))
-	if !frameBuffered(br) {
+	if !c.lazyFlush && !frameBuffered(br) {
 		c.out.flush()
 	}
 	return true
+}
+
+// flushInline writes out what answerInline left buffered (sockReader
+// calls it before waiting for input).
+func (c *conn) flushInline() {
+	c.out.mu.Lock()
+	defer c.out.mu.Unlock()
+	if c.out.nc != nil {
+		c.out.flush()
+	}
 }
 
 // outstanding is the number of the connection's requests that are queued
