@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"encoding/binary"
 	"errors"
 	"io"
@@ -14,10 +13,12 @@ import (
 	"github.com/zkraft/zkraft/wire"
 )
 
-// connBufferSize is the size of each connection's read buffer and of the
-// pooled output buffers. Typical requests and replies are a few hundred
-// bytes and larger frames pass through; 4 KiB per connection keeps 10,000
-// idle sessions at 40 MB of buffers (64 KiB each made it 1.3 GB).
+// connBufferSize is the size of the pooled read and output buffers.
+// Typical requests and replies are a few hundred bytes and larger frames
+// pass through. A connection borrows its buffers only while it has input
+// or output (sockReader, output), so idle sessions hold none; with a
+// buffer of its own each, 10,000 idle sessions held 40 MB at 4 KiB and
+// 1.3 GB at 64 KiB.
 const connBufferSize = 4 << 10
 
 // maxKeptFrame is the largest request buffer a connection keeps for reuse.
@@ -36,19 +37,16 @@ type conn struct {
 	nc  net.Conn
 	ip  string
 
-	session  atomic.Int64
-	closing  atomic.Bool  // the client sent closeSession
-	readOnly atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
-	timeout  atomic.Int32 // negotiated ms
-	authMu   sync.Mutex
-	auth     []wire.Id
-	pending  chan *pending
-	out      output
-	events   eventQueue
-	dec      wire.Decoder // the reader's, reused for every frame
-	// lazyFlush: the reader's socket reader writes out inline replies
-	// when it finds no input (sockReader), so answerInline need not.
-	lazyFlush bool
+	session   atomic.Int64
+	closing   atomic.Bool  // the client sent closeSession
+	readOnly  atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
+	timeout   atomic.Int32 // negotiated ms
+	authMu    sync.Mutex
+	auth      []wire.Id
+	pending   chan *pending
+	out       output
+	events    eventQueue
+	dec       wire.Decoder // the reader's, reused for every frame
 	done      chan struct{}
 	closeOnce sync.Once
 
@@ -112,11 +110,7 @@ func (c *conn) close() {
 func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	defer c.recoverPanic("reader")
-	var src io.Reader = c.nc
-	if sr := newSockReader(c.nc, c.flushInline); sr != nil {
-		src, c.lazyFlush = sr, true
-	}
-	br := bufio.NewReaderSize(src, connBufferSize)
+	br := newRequestReader(c.nc, c.flushInline)
 	if !c.handshake(br) {
 		c.srv.wg.Done() // the writer never started
 		c.close()
@@ -132,7 +126,7 @@ func (c *conn) readLoop() {
 }
 
 // readRequests reports true when it stopped after queueing a final reply.
-func (c *conn) readRequests(br *bufio.Reader) bool {
+func (c *conn) readRequests(br requestReader) bool {
 	max := c.srv.cfg.MaxBuffer
 	var buf []byte
 	for {
@@ -171,9 +165,9 @@ func (c *conn) readRequests(br *bufio.Reader) bool {
 // writer goroutine. Replies stay in request order: the writer has written
 // everything queued before (queued is 0), and the reader queues nothing
 // while it answers. The reply is flushed unless another whole request is
-// already buffered, so a burst of reads is answered with one write; with
-// lazyFlush the socket reader flushes once it finds no more input.
-func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
+// already buffered, or the reader writes replies out itself before it
+// waits for input, so a burst of reads is answered with one write.
+func (c *conn) answerInline(p *pending, br requestReader) bool {
 	if p.read == nil || p.read.prepare != nil || p.final || p.dropReply || c.out.queued.Load() != 0 {
 		return false
 	}
@@ -182,7 +176,7 @@ func (c *conn) answerInline(p *pending, br *bufio.Reader) bool {
 	c.out.mu.Lock()
 	defer c.out.mu.Unlock()
 	c.writeReply(c.complete(p))
-	if !c.lazyFlush && !frameBuffered(br) {
+	if br.flushAfterInline() {
 		c.out.flush()
 	}
 	return true
@@ -201,19 +195,6 @@ func (c *conn) flushInline() {
 // outstanding is the number of the connection's requests that are queued
 // or in progress and not yet answered (ZooKeeper's outstanding requests).
 func (c *conn) outstanding() int { return int(c.out.queued.Load()) }
-
-// frameBuffered reports whether br holds at least one whole frame.
-func frameBuffered(br *bufio.Reader) bool {
-	if br.Buffered() < 4 {
-		return false
-	}
-	hdr, err := br.Peek(4)
-	if err != nil {
-		return false
-	}
-	n := int(binary.BigEndian.Uint32(hdr))
-	return n >= 0 && br.Buffered()-4 >= n
-}
 
 // recoverPanic turns a panic in one connection's goroutine into a logged
 // error and a closed connection; the server keeps serving everyone else.
@@ -234,7 +215,7 @@ func (c *conn) logReadError(err error) {
 
 // handshake reads the first frame. It answers a four-letter word or a
 // ConnectRequest and reports whether the connection continues.
-func (c *conn) handshake(br *bufio.Reader) bool {
+func (c *conn) handshake(br requestReader) bool {
 	var first [4]byte
 	if _, err := io.ReadFull(br, first[:]); err != nil {
 		return false

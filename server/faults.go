@@ -115,6 +115,7 @@ func (l *faultList) take(session int64, xid int32, op wire.Op) (Fault, bool) {
 // runs, and returns the pending reply that replaces the request, if any.
 func (c *conn) faultBefore(f Fault, xid int32, op wire.Op) *pending {
 	if f.Delay > 0 {
+		c.flushInline() // earlier replies are not part of the delay
 		t := time.NewTimer(f.Delay)
 		select {
 		case <-t.C:

@@ -90,6 +90,12 @@ func (c *conn) dispatch(frame []byte) *pending {
 	}
 	c.srv.touch(c)
 	c.cstats.request(hdr.Xid)
+	if h := handlers[hdr.Type]; h == nil || h.kind != kindRead {
+		// Only reads are answered inline; anything else may wait (a write
+		// for Raft to take it, a fault's delay), so the replies answered
+		// inline so far go out first (sockReader holds them otherwise).
+		c.flushInline()
+	}
 	if hdr.Type == wire.OpCreateSession {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
