@@ -80,6 +80,7 @@ var metrics = []metric{
 	{"p99.9", "p999_us", func(r *result) float64 { return r.P999.micros() }},
 	{"max", "max_us", func(r *result) float64 { return r.Max.micros() }},
 	{"server CPU/op", "server_cpu_us_per_op", func(r *result) float64 { return r.ServerCPU }},
+	{"host steal %", "host_steal_pct", func(r *result) float64 { return r.HostSteal }},
 }
 
 // summaryRow is one metric across the rounds of A and B: the median of

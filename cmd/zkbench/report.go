@@ -67,8 +67,8 @@ func (r *reporter) header() {
 	for _, t := range r.targets {
 		fmt.Fprintf(r.w, "%s: %s: %s, %s\n", t.label, t.name, t.desc, strings.Join(t.addrs, ","))
 	}
-	fmt.Fprintf(r.w, "%-5s %-6s %10s %9s %9s %9s %9s %9s %7s\n",
-		"round", "target", "ops/s", "mean", "p50", "p99", "p99.9", "max", "errors")
+	fmt.Fprintf(r.w, "%-5s %-6s %10s %9s %9s %9s %9s %9s %7s %7s\n",
+		"round", "target", "ops/s", "mean", "p50", "p99", "p99.9", "max", "errors", "steal")
 }
 
 // add records a result and prints it.
@@ -77,8 +77,8 @@ func (r *reporter) add(res *result) {
 	if r.o.json {
 		return
 	}
-	fmt.Fprintf(r.w, "%-5d %-6s %10.0f %9v %9v %9v %9v %9v %7d\n",
-		res.Round, res.Target, res.OpsPerSec, res.Mean, res.P50, res.P99, res.P999, res.Max, res.Errors)
+	fmt.Fprintf(r.w, "%-5d %-6s %10.0f %9v %9v %9v %9v %9v %7d %6.1f%%\n",
+		res.Round, res.Target, res.OpsPerSec, res.Mean, res.P50, res.P99, res.P999, res.Max, res.Errors, res.HostSteal)
 	if res.FirstError != "" {
 		fmt.Fprintf(r.w, "      first error: %s\n", res.FirstError)
 	}
@@ -100,15 +100,23 @@ func (r *reporter) finish() error {
 	for i, row := range summary {
 		m := metrics[i]
 		a, b := fmtMetric(m, row.A), fmtMetric(m, row.B)
+		if m.key == "host_steal_pct" {
+			fmt.Fprintf(r.w, "%-19s  %12s %12s\n", m.name, a, b)
+			continue
+		}
 		fmt.Fprintf(r.w, "%-19s  %12s %12s %8.2f\n", m.name, a, b, row.Ratio)
 	}
 	fmt.Fprintln(r.w, "(A/B is the median of the per-round ratios; above 1 means more ops/s or slower latency for A)")
+	fmt.Fprintln(r.w, "(steal: the machine's CPU time taken by other guests of its hypervisor during the window; rounds with much of it are unreliable)")
 	return nil
 }
 
 func fmtMetric(m metric, v float64) string {
-	if m.key == "ops_per_sec" {
+	switch m.key {
+	case "ops_per_sec":
 		return strconv.FormatFloat(v, 'f', 0, 64)
+	case "host_steal_pct":
+		return strconv.FormatFloat(v, 'f', 1, 64) + "%"
 	}
 	return latency(v * float64(time.Microsecond)).String()
 }

@@ -29,6 +29,9 @@ type result struct {
 	// ServerCPU is the servers' CPU time per operation in the measured
 	// window (µs), for targets whose processes zkbench knows; else 0.
 	ServerCPU float64 `json:"server_cpu_us_per_op,omitempty"`
+	// HostSteal is the share of the machine's CPU time taken by other
+	// guests of the hypervisor during the measured window, in percent.
+	HostSteal float64 `json:"host_steal_pct"`
 }
 
 // runBench opens the sessions, sets up a fresh bench root, runs the
@@ -138,6 +141,7 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session, 
 	}
 	res := summarize(workers, o.duration)
 	res.ServerCPU = cpu.perOp(res.Ops)
+	res.HostSteal = cpu.stealPercent()
 	return res, nil
 }
 

@@ -73,6 +73,9 @@ type cpuWindow struct {
 	pids       []int
 	start, end time.Duration
 	ok         bool
+	// The host's CPU totals over the same window (hoststeal.go).
+	hostStart, hostEnd hostCPU
+	hostOK             bool
 }
 
 // startAt records the CPU used when from comes; it runs in its own
@@ -82,15 +85,31 @@ func (w *cpuWindow) startAt(from time.Time, stop <-chan struct{}) {
 		return
 	}
 	w.start, w.ok = processCPU(w.pids)
+	var err error
+	w.hostStart, err = readHostCPU()
+	w.hostOK = err == nil
 }
 
 // finish records the CPU used by now, once the workers have stopped (at
 // the end of the window); it must run after startAt has returned.
 func (w *cpuWindow) finish() {
-	if !w.ok {
-		return
+	if w.hostOK {
+		var err error
+		w.hostEnd, err = readHostCPU()
+		w.hostOK = err == nil
 	}
-	w.end, w.ok = processCPU(w.pids)
+	if w.ok {
+		w.end, w.ok = processCPU(w.pids)
+	}
+}
+
+// stealPercent is the host's CPU steal over the window, or 0 when it was
+// not measured.
+func (w *cpuWindow) stealPercent() float64 {
+	if !w.hostOK {
+		return 0
+	}
+	return stealPercent(w.hostStart, w.hostEnd)
 }
 
 // waitUntil waits for t; false if stop closed first.
