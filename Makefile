@@ -22,7 +22,7 @@ test: fmtcheck vet
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@# Tests that trip go-zookeeper's own data race on reconnect (see
 	@# recipes/lock_cluster_test.go) run without the race detector.
-	$(GO) test -count=1 -timeout 5m -run 'AcrossLeaderKills|ObserveEndsWhenClientCloses' ./recipes/
+	$(GO) test -count=1 -timeout 5m -run 'AcrossLeaderKills|ObserveEndsWhenClientCloses|WatchEndsWhenClientCloses' ./recipes/
 
 # Short fuzzing passes over the decoders and validators (not part of `make test`;
 # the committed seed corpora run as ordinary tests there).

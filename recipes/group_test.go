@@ -160,6 +160,13 @@ func TestGroup_LostJoinReply(t *testing.T) {
 }
 
 func TestGroup_WatchEndsWhenClientCloses(t *testing.T) {
+	if raceEnabled {
+		// As TestElection_ObserveEndsWhenClientCloses: closing a client that
+		// holds a watch can trip go-zookeeper v1.0.4's own lastZxid race
+		// (seen once under a loaded make test); `make test` runs this
+		// without -race.
+		t.Skip("go-zookeeper v1.0.4 races with itself here under -race; runs in make test's race-free pass")
+	}
 	srv := integration.StartServer(t)
 	ctx := testCtx(t)
 	member := clients(t, srv, 1)[0]
