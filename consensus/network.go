@@ -118,5 +118,13 @@ func newRaftTransport(nw Network, addr string, rc *raft.Config) (raft.Transport,
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  rc.Logger,
+		// No pipelined replication: hashicorp/raft v1.7.3's pipeline can
+		// deadlock after a follower rejects an AppendEntries (its send
+		// loop parks on the in-flight channel while the decoder parks on
+		// the done channel), which stops replication to that follower and
+		// makes Shutdown wait forever; an integration test's Stop of a
+		// leader hung on it for minutes. With batched applies the pipeline
+		// gains little (hashicorp/raft PR #541).
+		MaxRPCsInFlight: 1,
 	}), nil
 }
