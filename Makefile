@@ -19,10 +19,12 @@ vet:
 	$(GO) vet ./...
 
 test: fmtcheck vet
-	$(GO) test -race -count=1 -timeout 15m ./...
-	@# Tests that trip go-zookeeper's own data race on reconnect (see
-	@# recipes/lock_cluster_test.go) run without the race detector.
-	$(GO) test -count=1 -timeout 5m -run 'AcrossLeaderKills|ObserveEndsWhenClientCloses|WatchEndsWhenClientCloses' ./recipes/
+	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/recipes$$')
+	@# The recipe tests break clients' connections on purpose (faults,
+	@# leader kills, closes with watches set), and go-zookeeper v1.0.4
+	@# races with itself when a client reconnects while it holds watches
+	@# (see recipes/lock_cluster_test.go): they run without -race.
+	$(GO) test -count=1 -timeout 10m ./recipes/
 
 # Short fuzzing passes over the decoders and validators (not part of `make test`;
 # the committed seed corpora run as ordinary tests there).
