@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"io"
 	"net"
-	"sync"
 )
 
 // requestReader is where a connection's reader reads requests from.
@@ -26,12 +25,6 @@ func newRequestReader(nc net.Conn, flush func()) requestReader {
 	}
 	return bufferedReader{bufio.NewReaderSize(nc, connBufferSize)}
 }
-
-// readBuffers lends sockReaders their read buffers while input arrives.
-var readBuffers = sync.Pool{New: func() any {
-	b := make([]byte, connBufferSize)
-	return &b
-}}
 
 // bufferedReader reads a net.Conn with no descriptor (net.Pipe, a wrapped
 // connection) through a buffer of its own.

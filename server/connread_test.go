@@ -26,6 +26,11 @@ func readReplyXids(t *testing.T, nc net.Conn, n int) []int32 {
 	return xids
 }
 
+// appendExists appends an exists("/") request with xid to burst.
+func appendExists(burst []byte, xid int32) []byte {
+	return wire.AppendFrame(burst, &wire.RequestHeader{Xid: xid, Type: wire.OpExists}, &wire.ExistsRequest{Path: "/"})
+}
+
 // TestPipelinedRepliesKeepOrder sends reads and a write in one burst: the
 // reads before the write are answered by the reader and held until it
 // finds no more input, the write and the reads after it go through the
@@ -41,7 +46,7 @@ func TestPipelinedRepliesKeepOrder(t *testing.T) {
 				&wire.SetDataRequest{Path: "/", Data: []byte("x"), Version: -1})
 			continue
 		}
-		burst = wire.AppendFrame(burst, &wire.RequestHeader{Xid: xid, Type: wire.OpExists}, &wire.ExistsRequest{Path: "/"})
+		burst = appendExists(burst, xid)
 	}
 	_, err := nc.Write(burst)
 	require.NoError(t, err)
@@ -57,7 +62,7 @@ func TestHalfClosedClientStillGetsReplies(t *testing.T) {
 	handshake(t, nc)
 	var burst []byte
 	for xid := int32(1); xid <= 3; xid++ {
-		burst = wire.AppendFrame(burst, &wire.RequestHeader{Xid: xid, Type: wire.OpExists}, &wire.ExistsRequest{Path: "/"})
+		burst = appendExists(burst, xid)
 	}
 	_, err := nc.Write(burst)
 	require.NoError(t, err)

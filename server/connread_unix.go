@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -32,6 +33,12 @@ type sockReader struct {
 	buf   *[]byte // borrowed from readBuffers; nil while idle
 	r, w  int     // unread input is (*buf)[r:w]
 }
+
+// readBuffers lends sockReaders their read buffers while input arrives.
+var readBuffers = sync.Pool{New: func() any {
+	b := make([]byte, connBufferSize)
+	return &b
+}}
 
 // newSockReader returns a sockReader for nc, or nil when nc has no
 // descriptor to read.

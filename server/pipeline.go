@@ -90,12 +90,6 @@ func (c *conn) dispatch(frame []byte) *pending {
 	}
 	c.srv.touch(c)
 	c.cstats.request(hdr.Xid)
-	if h := handlers[hdr.Type]; h == nil || h.kind != kindRead {
-		// Only reads are answered inline; anything else may wait (a write
-		// for Raft to take it, a fault's delay), so the replies answered
-		// inline so far go out first (sockReader holds them otherwise).
-		c.flushInline()
-	}
 	if hdr.Type == wire.OpCreateSession {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
@@ -116,6 +110,12 @@ func (c *conn) dispatch(frame []byte) *pending {
 // route hands a request to its handler.
 func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 	h, known := handlers[hdr.Type]
+	if !known || h.kind != kindRead {
+		// Only reads are answered inline; anything else may wait (a write
+		// for Raft to take it), so the replies answered inline so far go
+		// out first (sockReader holds them otherwise).
+		c.flushInline()
+	}
 	rec, ok := wire.RequestForOp(hdr.Type)
 	if !known || !ok {
 		return c.finalError(hdr.Xid, wire.CodeUnimplemented, unknownOpZxid)
