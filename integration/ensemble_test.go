@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -132,6 +133,7 @@ func TestEnsemble_ClientOnDeadLeaderMovesWithItsSession(t *testing.T) {
 	waitState(t, events, zk.StateDisconnected)
 	waitState(t, events, zk.StateHasSession)
 	require.Equal(t, sid, cl.SessionID(), "the client keeps its session on another server")
+	waitWatchBack(t, c, sid, "/e")
 	ok, st, err := cl.Exists("/e")
 	require.NoError(t, err)
 	require.True(t, ok)
@@ -142,6 +144,26 @@ func TestEnsemble_ClientOnDeadLeaderMovesWithItsSession(t *testing.T) {
 	_, err = other.Set("/e", []byte("v2"), -1)
 	require.NoError(t, err)
 	require.Equal(t, zk.EventNodeDataChanged, waitEvent(t, w).Type)
+}
+
+// waitWatchBack waits until the server holding session sid has its watch
+// on path again, re-sent by the client's SetWatches after a reconnect.
+// go-zookeeper v1.0.4 reads its lastZxid unsynchronised while it builds
+// that SetWatches, so a reply to a request sent before then is a data race
+// inside the client (-race reports it); once the server has the watch,
+// the client is done reading.
+func waitWatchBack(t *testing.T, c *Cluster, sid int64, path string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if i := c.serverOf(sid); i >= 0 && slices.Contains(c.Servers[i].WatchesByPath()[path], sid) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("session 0x%x's watch on %s was not re-registered within 10s", sid, path)
+		}
+		time.Sleep(5 * time.Millisecond) // poll interval of the condition above
+	}
 }
 
 func TestEnsemble_NewLeaderExpiresOrphanedSessions(t *testing.T) {
