@@ -46,12 +46,8 @@ func ReadFrame(r io.Reader, max int, buf []byte) ([]byte, error) {
 	if int64(n) > int64(max) {
 		return nil, ErrFrameTooLarge
 	}
-	if cap(buf) >= int(n) {
-		buf = buf[:n]
-	} else {
-		buf = make([]byte, n)
-	}
-	if _, err := io.ReadFull(r, buf); err != nil {
+	buf, err := readPayload(r, int(n), buf)
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
