@@ -87,6 +87,14 @@ type Config struct {
 	// zoo.cfg value must be positive, 0 in a Config built in code disables
 	// reaping).
 	ContainerCheckInterval time.Duration
+	// SessionlessCnxnTimeout is how long a connection may take to complete
+	// its handshake (send a whole ConnectRequest and get its session)
+	// before it is closed (zookeeper.nio.sessionlessCnxnTimeout, ms,
+	// default 10 s as ZooKeeper). Until then the connection counts against
+	// MaxClientCnxns; without the bound, silent sockets would hold those
+	// slots, and descriptors, for good. 0 in a Config built in code means
+	// the default.
+	SessionlessCnxnTimeout time.Duration
 	// ContainerMaxNeverUsed is how long a never-used container survives
 	// (znode.container.maxNeverUsedIntervalMs); 0 means it is kept until
 	// it gets and loses a child.
@@ -113,6 +121,9 @@ const (
 	DefaultSnapRetainCount = 3
 	// DefaultContainerCheck is znode.container.checkIntervalMs's default.
 	DefaultContainerCheck = 60 * time.Second
+	// DefaultSessionlessCnxnTimeout is zookeeper.nio.sessionlessCnxnTimeout's
+	// default.
+	DefaultSessionlessCnxnTimeout = 10 * time.Second
 )
 
 // zooDefaults returns the configuration a zoo.cfg without keys yields
@@ -133,6 +144,7 @@ func zooDefaults() Config {
 		SnapRetainCount:        DefaultSnapRetainCount,
 		ForceSync:              true,
 		ContainerCheckInterval: DefaultContainerCheck,
+		SessionlessCnxnTimeout: DefaultSessionlessCnxnTimeout,
 	}
 }
 
@@ -166,6 +178,14 @@ func (c Config) MaxSession() time.Duration {
 		return c.MaxSessionTimeout
 	}
 	return 20 * c.TickTime
+}
+
+// sessionlessTimeout returns the effective SessionlessCnxnTimeout.
+func (c Config) sessionlessTimeout() time.Duration {
+	if c.SessionlessCnxnTimeout > 0 {
+		return c.SessionlessCnxnTimeout
+	}
+	return DefaultSessionlessCnxnTimeout
 }
 
 // FourLetterAllowed reports whether four-letter word cmd is enabled. As in
@@ -207,6 +227,7 @@ func (c Config) Validate() error {
 	check(c.SnapCount < 0, "snapCount %d must not be negative", c.SnapCount)
 	check(c.ContainerCheckInterval < 0, "znode.container.checkIntervalMs %v must not be negative", c.ContainerCheckInterval)
 	check(c.ContainerMaxNeverUsed < 0, "znode.container.maxNeverUsedIntervalMs %v must not be negative", c.ContainerMaxNeverUsed)
+	check(c.SessionlessCnxnTimeout < 0, "nio.sessionlessCnxnTimeout %v must not be negative", c.SessionlessCnxnTimeout)
 	check(c.ServerID < 0, "server id %d must not be negative", c.ServerID)
 	check(c.ExtendedTypesEnabled && c.ServerID > maxExtendedServerID,
 		"extendedTypesEnabled is true but server id %d is larger than %d", c.ServerID, maxExtendedServerID)

@@ -36,6 +36,7 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"snapCount":                                setSnapCount,
 	"forceSync":                                setYesNo(func(c *Config) *bool { return &c.ForceSync }),
 	"autopurge.snapRetainCount":                setInt(func(c *Config) *int { return &c.SnapRetainCount }, 0),
+	"nio.sessionlessCnxnTimeout":               setDecoded(func(c *Config, n int64) { c.SessionlessCnxnTimeout = ms(n) }, 1, 1<<31-1),
 
 	// JVM-only properties in ZooKeeper, accepted here as zoo.cfg keys.
 	"jute.maxbuffer":                         setDecoded(func(c *Config, n int64) { c.MaxBuffer = int(n) }, 1, 1<<31-1),
@@ -50,7 +51,7 @@ var sysPropKeys = map[string]bool{
 	"4lw.commands.whitelist": true, "extendedTypesEnabled": true,
 	"DigestAuthenticationProvider.superDigest": true, "admin.enableServer": true,
 	"admin.serverAddress": true, "admin.serverPort": true, "admin.commandURL": true,
-	"snapCount": true, "forceSync": true,
+	"snapCount": true, "forceSync": true, "nio.sessionlessCnxnTimeout": true,
 }
 
 // ignoredChecks holds recognised keys that zkraft ignores but whose values

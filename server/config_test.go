@@ -106,6 +106,10 @@ func TestParseConfigKeys(t *testing.T) {
 		{"znode.container.maxNeverUsedIntervalMs=300000", func(t *testing.T, c Config) {
 			require.Equal(t, 5*time.Minute, c.ContainerMaxNeverUsed)
 		}},
+		{"zookeeper.nio.sessionlessCnxnTimeout=2500", func(t *testing.T, c Config) {
+			require.Equal(t, 2500*time.Millisecond, c.SessionlessCnxnTimeout)
+		}},
+		{"nio.sessionlessCnxnTimeout=500", func(t *testing.T, c Config) { require.Equal(t, 500*time.Millisecond, c.SessionlessCnxnTimeout) }},
 		{"server.1=localhost:2888:3888", func(t *testing.T, c Config) {
 			require.Equal(t, map[int64]string{1: "localhost:2888:3888"}, c.Servers)
 			require.Empty(t, c.Ignored)

@@ -1,7 +1,7 @@
 package server
 
 import (
-	"encoding/binary"
+	"bytes"
 	"errors"
 	"io"
 	"net"
@@ -111,7 +111,7 @@ func (c *conn) readLoop() {
 	defer c.srv.wg.Done()
 	defer c.recoverPanic("reader")
 	br := newRequestReader(c.nc, c.flushInline)
-	if !c.handshake(br) {
+	if !c.boundedHandshake(br) {
 		c.srv.wg.Done() // the writer never started
 		c.close()
 		c.srv.forget(c)
@@ -213,6 +213,37 @@ func (c *conn) logReadError(err error) {
 	c.srv.log.Debug("closing connection", "remote", c.nc.RemoteAddr().String(), "err", err)
 }
 
+// boundedHandshake runs the handshake under sessionlessCnxnTimeout, on
+// the server's clock: a client that connects and sends nothing, or part of
+// a ConnectRequest, is closed then, as ZooKeeper closes sessionless
+// connections, and stops counting against maxClientCnxns.
+func (c *conn) boundedHandshake(br requestReader) bool {
+	var done atomic.Bool
+	limit := c.srv.cfg.sessionlessTimeout()
+	timer := c.srv.clock.AfterFunc(limit, func() {
+		if !done.Load() {
+			c.srv.log.Info("closing connection that has no session after sessionlessCnxnTimeout",
+				"remote", c.nc.RemoteAddr().String(), "timeout", limit,
+				"raise_with", "zookeeper.nio.sessionlessCnxnTimeout (ms)")
+			c.close()
+		}
+	})
+	ok := c.handshake(br)
+	done.Store(true)
+	timer.Stop()
+	return ok && !c.isClosed()
+}
+
+// isClosed reports whether close has been called.
+func (c *conn) isClosed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // handshake reads the first frame. It answers a four-letter word or a
 // ConnectRequest and reports whether the connection continues.
 func (c *conn) handshake(br requestReader) bool {
@@ -224,12 +255,9 @@ func (c *conn) handshake(br requestReader) bool {
 		c.srv.fourLetter(c.nc, cmd)
 		return false
 	}
-	n := int32(binary.BigEndian.Uint32(first[:]))
-	if n < 0 || int(n) > c.srv.cfg.MaxBuffer {
-		return false
-	}
-	payload := make([]byte, n)
-	if _, err := io.ReadFull(br, payload); err != nil {
+	// ReadFrame allocates as the payload arrives, not the length claimed.
+	payload, err := wire.ReadFrame(io.MultiReader(bytes.NewReader(first[:]), br), c.srv.cfg.MaxBuffer, nil)
+	if err != nil {
 		return false
 	}
 	var req wire.ConnectRequest
