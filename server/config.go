@@ -95,6 +95,18 @@ type Config struct {
 	// slots, and descriptors, for good. 0 in a Config built in code means
 	// the default.
 	SessionlessCnxnTimeout time.Duration
+	// ClientOutputLimit bounds the bytes of replies and watch events one
+	// connection may hold unsent because its client reads them more slowly
+	// than it asks (zkraft.clientOutputLimit, default 16 MiB, never less
+	// than 4 * MaxBuffer so that a large reply always fits). A connection
+	// that would pass it is closed with a warning; its session survives.
+	// 0 in a Config built in code means the default.
+	ClientOutputLimit int
+	// TotalClientOutputLimit bounds the same bytes summed over all
+	// connections (zkraft.totalClientOutputLimit, default 256 MiB): a
+	// connection whose backlog would take the sum past it is closed. 0 in
+	// a Config built in code means the default.
+	TotalClientOutputLimit int64
 	// ContainerMaxNeverUsed is how long a never-used container survives
 	// (znode.container.maxNeverUsedIntervalMs); 0 means it is kept until
 	// it gets and loses a child.
@@ -121,6 +133,10 @@ const (
 	DefaultSnapRetainCount = 3
 	// DefaultContainerCheck is znode.container.checkIntervalMs's default.
 	DefaultContainerCheck = 60 * time.Second
+	// DefaultClientOutputLimit is ClientOutputLimit's default.
+	DefaultClientOutputLimit = 16 << 20
+	// DefaultTotalClientOutputLimit is TotalClientOutputLimit's default.
+	DefaultTotalClientOutputLimit = 256 << 20
 	// DefaultSessionlessCnxnTimeout is zookeeper.nio.sessionlessCnxnTimeout's
 	// default.
 	DefaultSessionlessCnxnTimeout = 10 * time.Second
@@ -145,6 +161,8 @@ func zooDefaults() Config {
 		ForceSync:              true,
 		ContainerCheckInterval: DefaultContainerCheck,
 		SessionlessCnxnTimeout: DefaultSessionlessCnxnTimeout,
+		ClientOutputLimit:      DefaultClientOutputLimit,
+		TotalClientOutputLimit: DefaultTotalClientOutputLimit,
 	}
 }
 
@@ -188,6 +206,23 @@ func (c Config) sessionlessTimeout() time.Duration {
 	return DefaultSessionlessCnxnTimeout
 }
 
+// connOutputLimit returns the effective ClientOutputLimit.
+func (c Config) connOutputLimit() int {
+	limit := c.ClientOutputLimit
+	if limit == 0 {
+		limit = DefaultClientOutputLimit
+	}
+	return max(limit, 4*c.MaxBuffer)
+}
+
+// totalOutputLimit returns the effective TotalClientOutputLimit.
+func (c Config) totalOutputLimit() int64 {
+	if c.TotalClientOutputLimit > 0 {
+		return c.TotalClientOutputLimit
+	}
+	return DefaultTotalClientOutputLimit
+}
+
 // FourLetterAllowed reports whether four-letter word cmd is enabled. As in
 // ZooKeeper, srvr is always enabled (zkServer.sh status needs it) and isro
 // is enabled in read-only mode, whatever the whitelist says.
@@ -228,6 +263,8 @@ func (c Config) Validate() error {
 	check(c.ContainerCheckInterval < 0, "znode.container.checkIntervalMs %v must not be negative", c.ContainerCheckInterval)
 	check(c.ContainerMaxNeverUsed < 0, "znode.container.maxNeverUsedIntervalMs %v must not be negative", c.ContainerMaxNeverUsed)
 	check(c.SessionlessCnxnTimeout < 0, "nio.sessionlessCnxnTimeout %v must not be negative", c.SessionlessCnxnTimeout)
+	check(c.ClientOutputLimit < 0, "zkraft.clientOutputLimit %d must not be negative", c.ClientOutputLimit)
+	check(c.TotalClientOutputLimit < 0, "zkraft.totalClientOutputLimit %d must not be negative", c.TotalClientOutputLimit)
 	check(c.ServerID < 0, "server id %d must not be negative", c.ServerID)
 	check(c.ExtendedTypesEnabled && c.ServerID > maxExtendedServerID,
 		"extendedTypesEnabled is true but server id %d is larger than %d", c.ServerID, maxExtendedServerID)

@@ -43,6 +43,10 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"readonlymode.enabled":                   setBool(func(c *Config) *bool { return &c.ReadOnlyMode }),
 	"znode.container.checkIntervalMs":        setDecoded(func(c *Config, n int64) { c.ContainerCheckInterval = ms(n) }, 1, 1<<31-1),
 	"znode.container.maxNeverUsedIntervalMs": setDecoded(func(c *Config, n int64) { c.ContainerMaxNeverUsed = ms(n) }, 0, 1<<62/int64(time.Millisecond)),
+
+	// zkraft's own keys (bytes, decimal or 0x hex).
+	"zkraft.clientOutputLimit":      setDecoded(func(c *Config, n int64) { c.ClientOutputLimit = int(n) }, 1, 1<<31-1),
+	"zkraft.totalClientOutputLimit": setDecoded(func(c *Config, n int64) { c.TotalClientOutputLimit = n }, 1, 1<<62),
 }
 
 // sysPropKeys are the handled keys that ZooKeeper reads as zookeeper.X

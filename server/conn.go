@@ -118,6 +118,7 @@ func (c *conn) readLoop() {
 		return
 	}
 	c.out.nc = c.nc
+	c.out.back = backlog{c: c, try: nonBlockingWriter(c.nc)}
 	go c.writeLoop()
 	defer close(c.pending)
 	if !c.readRequests(br) {
@@ -282,7 +283,8 @@ type output struct {
 	mu     sync.Mutex
 	nc     net.Conn
 	buf    *[]byte
-	failed bool // a write failed: the connection is going away
+	back   backlog // what the socket has not taken yet (connwrite.go)
+	failed bool    // a write failed: the connection is going away
 	// queued counts requests handed to the writer whose reply is not yet
 	// written; the reader may answer inline only when it is 0.
 	queued atomic.Int32
@@ -312,10 +314,11 @@ func (o *output) appendReply(hdr *wire.ReplyHeader, body wire.Record) {
 	}
 }
 
-// write sends what is buffered and keeps the buffer.
+// write sends what is buffered and keeps the buffer. It never waits for
+// the client: what the socket does not take goes to the backlog.
 func (o *output) write() {
 	if len(*o.buf) > 0 && !o.failed {
-		if _, err := o.nc.Write(*o.buf); err != nil {
+		if err := o.back.send(*o.buf); err != nil {
 			o.failed = true
 		}
 	}
@@ -348,6 +351,7 @@ func (c *conn) writeLoop() {
 				c.out.mu.Lock()
 				c.out.flush()
 				c.out.mu.Unlock()
+				c.out.back.drain(c.srv.cfg.sessionlessTimeout())
 				return
 			}
 			if !c.writeCompleted(p) {
@@ -369,6 +373,19 @@ func (c *conn) writeLoop() {
 // writeCompleted waits for p's reply and writes it; false ends the writer.
 func (c *conn) writeCompleted(p *pending) bool {
 	r := c.complete(p)
+	c.writeOut(p, r)
+	if r.closeAfter {
+		// The last reply goes out before the close, but a client that
+		// does not read has, as one without a session, at most
+		// sessionlessCnxnTimeout to take it.
+		c.out.back.drain(c.srv.cfg.sessionlessTimeout())
+		return false
+	}
+	return true
+}
+
+// writeOut writes p's reply r, flushing if the connection closes after it.
+func (c *conn) writeOut(p *pending, r *reply) {
 	c.out.mu.Lock()
 	defer c.out.mu.Unlock()
 	if p.read == nil { // a read drained its own events (runRead)
@@ -378,9 +395,7 @@ func (c *conn) writeCompleted(p *pending) bool {
 	c.out.queued.Add(-1)
 	if r.closeAfter {
 		c.out.flush()
-		return false
 	}
-	return true
 }
 
 // flushIfIdle flushes when no further request waits for the writer.

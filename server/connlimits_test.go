@@ -1,9 +1,12 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
+	"log/slog"
 	"net"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,7 +17,7 @@ import (
 )
 
 // startFakeClockServer starts a server on a fake clock.
-func startFakeClockServer(t *testing.T, edit func(*Config)) (*Server, *session.FakeClock) {
+func startFakeClockServer(t *testing.T, edit func(*Config), opts ...Option) (*Server, *session.FakeClock) {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.ClientPort = 0
@@ -22,13 +25,36 @@ func startFakeClockServer(t *testing.T, edit func(*Config)) (*Server, *session.F
 		edit(&cfg)
 	}
 	clock := session.NewFakeClock(time.Unix(1_700_000_000, 0))
-	s, err := New(cfg, WithClock(clock))
+	s, err := New(cfg, append(opts, WithClock(clock))...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, s.Start(ctx))
 	t.Cleanup(func() { s.Close() })
 	return s, clock
+}
+
+// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// withLogTo makes the server log into b.
+func withLogTo(b *syncBuffer) Option {
+	return WithLogger(slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo})))
 }
 
 // waitConns waits until the server has n open connections.

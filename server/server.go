@@ -9,6 +9,7 @@ import (
 	"net"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -61,6 +62,9 @@ type Server struct {
 	bySession map[int64]*conn
 	perIP     map[string]int
 	closed    bool
+	// outputHeld is the bytes of replies all connections hold unsent
+	// (backlog), bounded by TotalClientOutputLimit.
+	outputHeld atomic.Int64
 	wg        sync.WaitGroup
 }
 
