@@ -112,7 +112,9 @@ func TestParseConfigKeys(t *testing.T) {
 		{"nio.sessionlessCnxnTimeout=500", func(t *testing.T, c Config) { require.Equal(t, 500*time.Millisecond, c.SessionlessCnxnTimeout) }},
 		{"zkraft.clientOutputLimit=0x2000000", func(t *testing.T, c Config) { require.Equal(t, 32<<20, c.connOutputLimit()) }},
 		{"zkraft.totalClientOutputLimit=1073741824", func(t *testing.T, c Config) { require.Equal(t, int64(1<<30), c.totalOutputLimit()) }},
-		{"jute.maxbuffer=8388608", func(t *testing.T, c Config) { require.Equal(t, 32<<20, c.connOutputLimit(), "at least 4 * jute.maxbuffer") }},
+		{"jute.maxbuffer=8388608", func(t *testing.T, c Config) {
+			require.Equal(t, 32<<20, c.connOutputLimit(), "at least 4 * jute.maxbuffer")
+		}},
 		{"server.1=localhost:2888:3888", func(t *testing.T, c Config) {
 			require.Equal(t, map[int64]string{1: "localhost:2888:3888"}, c.Servers)
 			require.Empty(t, c.Ignored)

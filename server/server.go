@@ -65,7 +65,7 @@ type Server struct {
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
 	outputHeld atomic.Int64
-	wg        sync.WaitGroup
+	wg         sync.WaitGroup
 }
 
 // New returns a server for cfg; Start makes it listen.
