@@ -62,10 +62,11 @@ type Server struct {
 	bySession map[int64]*conn
 	perIP     map[string]int
 	closed    bool
+	wg        sync.WaitGroup
+
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
 	outputHeld atomic.Int64
-	wg         sync.WaitGroup
 }
 
 // New returns a server for cfg; Start makes it listen.
