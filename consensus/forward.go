@@ -117,8 +117,12 @@ func (fs *forwardServer) handle(nc net.Conn) {
 	}()
 	br := bufio.NewReader(nc)
 	for {
+		// A follower sends at least a keepalive every linkTime/4: a peer
+		// that connects and stalls is closed, not kept for good.
+		nc.SetReadDeadline(time.Now().Add(fs.n.linkTime))
 		frame, err := wire.ReadFrame(br, fwdMaxFrame, nil)
 		if err != nil {
+			fs.logStall(nc, err)
 			return
 		}
 		d := wire.NewDecoder(frame, 0)
@@ -167,9 +171,19 @@ func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
 			e.Long(int64(r.seq))
 			e.Int(resultCode(r))
 		}
+		nc.SetWriteDeadline(time.Now().Add(fs.n.linkTime))
 		if _, err := nc.Write(frameBytes(e.Bytes())); err != nil {
 			nc.Close()
 		}
+	}
+}
+
+// logStall says why a follower's connection was closed when it stalled.
+func (fs *forwardServer) logStall(nc net.Conn, err error) {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && fs.n.log != nil {
+		fs.n.log.Warn("closing forwarding connection: the peer sent nothing, not even a keepalive, within the link timeout",
+			"remote", nc.RemoteAddr().String(), "timeout", fs.n.linkTime)
 	}
 }
 
@@ -230,6 +244,7 @@ type forwardClient struct {
 	n         *Node
 	mu        sync.Mutex
 	conn      net.Conn
+	connDone  chan struct{} // closed when conn is dropped (ends keepalive)
 	leader    raft.ServerID
 	inflight  map[uint64]struct{}        // proposals sent on conn, not yet answered
 	syncs     map[uint64]chan syncResult // sync requests waiting for the leader's index
@@ -271,9 +286,45 @@ func (c *forwardClient) connLocked() (net.Conn, error) {
 		return nil, ErrNotLeader
 	}
 	c.conn, c.leader = nc, id
-	c.wg.Add(1)
+	c.connDone = make(chan struct{})
+	c.wg.Add(2)
 	go c.readLoop(nc)
+	go c.keepalive(nc, c.connDone)
 	return nc, nil
+}
+
+// keepalive sends an empty touch every linkTime/4, so that the leader,
+// which closes a forwarding connection silent for linkTime, keeps this
+// one. Leaders that predate the keepalive take it as a touch of no
+// sessions.
+func (c *forwardClient) keepalive(nc net.Conn, done <-chan struct{}) {
+	defer c.wg.Done()
+	tick := time.NewTicker(c.n.linkTime / 4)
+	defer tick.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-tick.C:
+		}
+		c.ping(nc)
+	}
+}
+
+// ping sends the keepalive on nc, unless nc has been replaced.
+func (c *forwardClient) ping(nc net.Conn) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nc {
+		return
+	}
+	var e wire.Encoder
+	e.Int(fwdTouch)
+	encodeIDs(&e, nil)
+	nc.SetWriteDeadline(time.Now().Add(c.n.linkTime))
+	if _, err := nc.Write(frameBytes(e.Bytes())); err != nil {
+		c.dropLocked(ErrNotLeader)
+	}
 }
 
 // dropLocked closes the connection and fails everything waiting on it.
@@ -283,6 +334,7 @@ func (c *forwardClient) dropLocked(err error) {
 	}
 	c.conn.Close()
 	c.conn = nil
+	close(c.connDone)
 	for seq := range c.inflight {
 		c.n.fsm.waiters.deliver(seq, outcome{err: err})
 	}
@@ -305,6 +357,9 @@ func (c *forwardClient) send(payload []byte, register func()) error {
 		return err
 	}
 	register()
+	// A leader that stops reading must not hold c.mu, and every proposal
+	// of this server behind it, for good.
+	nc.SetWriteDeadline(time.Now().Add(c.n.linkTime))
 	if _, err := nc.Write(frameBytes(payload)); err != nil {
 		c.dropLocked(ErrNotLeader)
 		return ErrNotLeader

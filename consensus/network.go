@@ -3,6 +3,7 @@ package consensus
 import (
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -15,6 +16,17 @@ import (
 type Network interface {
 	Listen(addr string) (net.Listener, error)
 	Dial(addr string, timeout time.Duration) (net.Conn, error)
+}
+
+// DefaultLinkTimeout is Config.LinkTimeout's default: ZooKeeper's
+// sessionless-connection timeout, and the Raft transport's I/O timeout.
+const DefaultLinkTimeout = 10 * time.Second
+
+func (c Config) linkTimeout() time.Duration {
+	if c.LinkTimeout > 0 {
+		return c.LinkTimeout
+	}
+	return DefaultLinkTimeout
 }
 
 // TCP is the real network.
@@ -32,10 +44,19 @@ func (TCP) Dial(addr string, timeout time.Duration) (net.Conn, error) {
 // connection it accepted or dialled, because Raft's NetworkTransport
 // closes neither its pooled connections nor the ones it accepted when it
 // closes: their goroutines would outlive the node until the peer hung up.
+//
+// Raft's transport reads an accepted connection with no deadline, so a
+// peer (or anything else) that connects to the Raft port and sends
+// nothing would hold the connection, a goroutine and Raft's 256 KiB read
+// buffer for good. A peer's transport dials only to send an RPC at once,
+// so an accepted connection whose first byte does not come within
+// firstByte is closed. Later reads have no deadline: Raft's pooled
+// connections legitimately sit idle between RPCs.
 type streamLayer struct {
 	net.Listener
-	nw    Network
-	conns connSet
+	nw        Network
+	conns     connSet
+	firstByte time.Duration
 }
 
 func (s *streamLayer) Dial(addr raft.ServerAddress, timeout time.Duration) (net.Conn, error) {
@@ -51,7 +72,12 @@ func (s *streamLayer) Accept() (net.Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.conns.add(c)
+	tc, err := s.conns.add(c)
+	if err == nil && s.firstByte > 0 {
+		c.SetReadDeadline(time.Now().Add(s.firstByte))
+		tc.(*trackedConn).awaitFirst.Store(true)
+	}
+	return tc, err
 }
 
 // Close stops listening and closes every connection still open.
@@ -72,6 +98,17 @@ type connSet struct {
 type trackedConn struct {
 	net.Conn
 	set *connSet
+	// awaitFirst: the read deadline set at accept is lifted by the first
+	// bytes read.
+	awaitFirst atomic.Bool
+}
+
+func (c *trackedConn) Read(p []byte) (int, error) {
+	n, err := c.Conn.Read(p)
+	if n > 0 && c.awaitFirst.Load() && c.awaitFirst.CompareAndSwap(true, false) {
+		c.Conn.SetReadDeadline(time.Time{})
+	}
+	return n, err
 }
 
 func (c *trackedConn) Close() error {
@@ -108,13 +145,14 @@ func (s *connSet) closeAll() {
 }
 
 // newRaftTransport runs Raft on addr over nw.
-func newRaftTransport(nw Network, addr string, rc *raft.Config) (raft.Transport, error) {
+// firstByte bounds the wait for an accepted connection's first byte.
+func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.Duration) (raft.Transport, error) {
 	ln, err := nw.Listen(addr)
 	if err != nil {
 		return nil, err
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &streamLayer{Listener: ln, nw: nw},
+		Stream:  &streamLayer{Listener: ln, nw: nw, firstByte: firstByte},
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  rc.Logger,

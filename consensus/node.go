@@ -67,6 +67,13 @@ type Config struct {
 	// MembershipTime is the mtime (ms) of /zookeeper/config when an
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
+	// LinkTimeout bounds how long a link between servers may stall: a
+	// Raft connection whose first byte, or a forwarding connection whose
+	// next frame, does not arrive within it is closed, and a forwarding
+	// write to a peer that stops reading fails after it. Followers send a
+	// keepalive on an idle forwarding connection every LinkTimeout/4. 0
+	// means DefaultLinkTimeout. (Raft's own RPC timeout stays 10 s.)
+	LinkTimeout time.Duration
 
 	// trailingLogs overrides Raft's TrailingLogs (entries kept behind a
 	// snapshot for followers that lag) when positive; for tests.
@@ -87,6 +94,8 @@ type Node struct {
 	onTouch   func(ids []int64)
 	health    *peerHealth
 	network   Network
+	linkTime  time.Duration // Config.LinkTimeout, defaulted
+	log       *slog.Logger  // Config.Logger; nil discards
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -105,6 +114,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if n.network == nil {
 		n.network = TCP{}
 	}
+	n.linkTime, n.log = cfg.linkTimeout(), cfg.Logger
 	if len(cfg.Peers) > 0 {
 		n.fsm.config, n.fsm.configTime = FormatMembership(cfg.Peers, 0), cfg.MembershipTime
 		n.fsm.installConfig()
@@ -219,7 +229,7 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if self == nil {
 		return conf, fmt.Errorf("server %s is not among the ensemble's servers", rc.LocalID)
 	}
-	trans, err := newRaftTransport(n.network, self.RaftAddr, rc)
+	trans, err := newRaftTransport(n.network, self.RaftAddr, rc, n.linkTime)
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}

@@ -1,0 +1,96 @@
+package consensus
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// startEnsembleLinks starts an ensemble whose links between servers time
+// out after linkTimeout, and waits for its leader.
+func startEnsembleLinks(t *testing.T, n int, linkTimeout time.Duration) ([]*Node, []Peer) {
+	t.Helper()
+	var peers []Peer
+	for i := 1; i <= n; i++ {
+		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
+	}
+	nodes := make([]*Node, n)
+	for i := range nodes {
+		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers,
+			ElectionTimeout: 500 * time.Millisecond, LinkTimeout: linkTimeout})
+		require.NoError(t, err)
+		t.Cleanup(func() { nd.Close() })
+		nodes[i] = nd
+	}
+	require.Eventually(t, func() bool { return leaderOf(nodes) >= 0 }, 20*time.Second, 5*time.Millisecond)
+	return nodes, peers
+}
+
+// requireClosedWithin asserts the server end closes nc, sending nothing,
+// before the deadline (a timeout means the server kept the stalled link).
+func requireClosedWithin(t *testing.T, nc net.Conn, d time.Duration) {
+	t.Helper()
+	nc.SetReadDeadline(time.Now().Add(d))
+	n, err := io.Copy(io.Discard, nc)
+	require.NoError(t, err, "the server kept a stalled link open")
+	require.Zero(t, n)
+}
+
+// A peer that connects to the forwarding or the Raft port and then stalls
+// (nothing at all, or half a frame) is closed after the link timeout
+// instead of holding a goroutine and a descriptor for good (issue 12).
+func TestStalledPeerLinksAreClosed(t *testing.T) {
+	const linkTimeout = 300 * time.Millisecond
+	nodes, peers := startEnsembleLinks(t, 3, linkTimeout)
+	leader := peers[leaderOf(nodes)]
+	dial := func(addr string) net.Conn {
+		nc, err := net.Dial("tcp", addr)
+		require.NoError(t, err)
+		t.Cleanup(func() { nc.Close() })
+		return nc
+	}
+	silentForward := dial(leader.ForwardAddr)
+	halfForward := dial(leader.ForwardAddr)
+	halfForward.Write(binary.BigEndian.AppendUint32(nil, 1000))
+	halfForward.Write([]byte{0, 0, 0, 2})
+	silentRaft := dial(leader.RaftAddr)
+	for _, nc := range []net.Conn{silentForward, halfForward, silentRaft} {
+		requireClosedWithin(t, nc, 10*time.Second)
+	}
+}
+
+// A follower's idle forwarding connection survives the link timeout: its
+// keepalive is what the leader reads.
+func TestIdleForwardingLinkIsKeptAlive(t *testing.T) {
+	const linkTimeout = 200 * time.Millisecond
+	nodes, _ := startEnsembleLinks(t, 3, linkTimeout)
+	f := nodes[(leaderOf(nodes)+1)%3]
+	require.Eventually(t, f.HasLeader, 10*time.Second, 5*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := f.Propose(ctx, txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/a", ACL: wire.OpenACLUnsafe}))
+	require.NoError(t, err)
+	f.fwdCli.mu.Lock()
+	first := f.fwdCli.conn
+	f.fwdCli.mu.Unlock()
+	require.NotNil(t, first)
+
+	// Idle for 5 link timeouts; the connection must still be the same.
+	deadline := time.Now().Add(5 * linkTimeout)
+	for time.Now().Before(deadline) {
+		f.fwdCli.mu.Lock()
+		same := f.fwdCli.conn == first
+		f.fwdCli.mu.Unlock()
+		require.True(t, same, "the leader dropped an idle follower's forwarding connection")
+		time.Sleep(linkTimeout / 4)
+	}
+	_, err = f.Propose(ctx, txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/b", ACL: wire.OpenACLUnsafe}))
+	require.NoError(t, err)
+}
