@@ -52,6 +52,9 @@ type conn struct {
 
 	established time.Time
 	cstats      connStats
+
+	handshakeTimer interface{ Stop() bool } // armHandshakeTimer
+	handshook      atomic.Bool
 }
 
 func newConn(s *Server, nc net.Conn, ip string) *conn {
@@ -214,24 +217,29 @@ func (c *conn) logReadError(err error) {
 	c.srv.log.Debug("closing connection", "remote", c.nc.RemoteAddr().String(), "err", err)
 }
 
-// boundedHandshake runs the handshake under sessionlessCnxnTimeout, on
+// armHandshakeTimer bounds the handshake by sessionlessCnxnTimeout, on
 // the server's clock: a client that connects and sends nothing, or part of
 // a ConnectRequest, is closed then, as ZooKeeper closes sessionless
-// connections, and stops counting against maxClientCnxns.
-func (c *conn) boundedHandshake(br requestReader) bool {
-	var done atomic.Bool
+// connections, and stops counting against maxClientCnxns. serve arms it
+// before the connection is counted, so the timer exists for every
+// connection a test can see.
+func (c *conn) armHandshakeTimer() {
 	limit := c.srv.cfg.sessionlessTimeout()
-	timer := c.srv.clock.AfterFunc(limit, func() {
-		if !done.Load() {
+	c.handshakeTimer = c.srv.clock.AfterFunc(limit, func() {
+		if !c.handshook.Load() {
 			c.srv.log.Info("closing connection that has no session after sessionlessCnxnTimeout",
 				"remote", c.nc.RemoteAddr().String(), "timeout", limit,
 				"raise_with", "zookeeper.nio.sessionlessCnxnTimeout (ms)")
 			c.close()
 		}
 	})
+}
+
+// boundedHandshake runs the handshake and disarms its timer.
+func (c *conn) boundedHandshake(br requestReader) bool {
 	ok := c.handshake(br)
-	done.Store(true)
-	timer.Stop()
+	c.handshook.Store(true)
+	c.handshakeTimer.Stop()
 	return ok && !c.isClosed()
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -77,32 +78,49 @@ func (b *backlog) queueLocked(p []byte) error {
 		return b.err
 	}
 	s := b.c.srv
-	connLimit, totalLimit := s.cfg.connOutputLimit(), s.cfg.totalOutputLimit()
-	total := s.outputHeld.Add(int64(len(p)))
-	switch {
-	case b.held+len(p) > connLimit:
-		b.cutLocked(len(p), "ClientOutputLimit (zkraft.clientOutputLimit)", int64(connLimit), total)
-	case total > totalLimit:
-		b.cutLocked(len(p), "TotalClientOutputLimit (zkraft.totalClientOutputLimit)", totalLimit, total)
-	default:
-		b.chunks = append(b.chunks, append([]byte(nil), p...))
-		b.held += len(p)
-		return nil
+	if limit := s.cfg.connOutputLimit(); b.held+len(p) > limit {
+		b.cutLocked(len(p), "ClientOutputLimit (zkraft.clientOutputLimit)", int64(limit))
+		return b.err
 	}
-	s.outputHeld.Add(-int64(len(p)))
-	return b.err
+	if !reserve(&s.outputHeld, int64(len(p)), s.cfg.totalOutputLimit()) {
+		b.cutLocked(len(p), "TotalClientOutputLimit (zkraft.totalClientOutputLimit)", s.cfg.totalOutputLimit())
+		return b.err
+	}
+	b.chunks = append(b.chunks, append([]byte(nil), p...))
+	b.held += len(p)
+	return nil
+}
+
+// reserve adds n to *held unless that takes it past limit.
+func reserve(held *atomic.Int64, n, limit int64) bool {
+	for {
+		cur := held.Load()
+		if cur+n > limit {
+			return false
+		}
+		if held.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
 }
 
 // cutLocked closes the connection for passing limit, and says so.
-func (b *backlog) cutLocked(adding int, limit string, value, total int64) {
+func (b *backlog) cutLocked(adding int, limit string, value int64) {
 	b.err = errOutputLimit
 	c := b.c
 	c.srv.log.Warn("closing connection: the client does not read its replies and its unsent replies passed a limit",
 		"remote", c.nc.RemoteAddr().String(), "session", sessionHex(c.sessionID()),
 		"unsent_bytes", b.held+adding, "limit", limit, "limit_bytes", value,
-		"all_connections_unsent_bytes", total,
+		"all_connections_unsent_bytes", c.srv.outputHeld.Load(),
 		"hint", "raise the limit in zoo.cfg if clients legitimately read this slowly; the session survives and the client may reconnect")
-	c.close()
+	// Not c.close() here: send may run inside the reader's raw read of
+	// this socket (sockReader flushes before it waits), and closing a
+	// socket waits for the I/O in progress on it to return.
+	c.srv.wg.Add(1) // the caller is counted: the group is not at zero
+	go func() {
+		defer c.srv.wg.Done()
+		c.close()
+	}()
 }
 
 // sender writes the backlog until it is empty or the socket fails.

@@ -252,6 +252,7 @@ func (s *Server) serve(nc net.Conn) {
 		return
 	}
 	c := newConn(s, nc, ip)
+	c.armHandshakeTimer()
 	s.conns[c] = struct{}{}
 	s.perIP[ip]++
 	s.wg.Add(2)

@@ -41,13 +41,6 @@ func getDataFrame(xid int32, path string) []byte {
 	return wire.AppendFrame(nil, &wire.RequestHeader{Xid: xid, Type: wire.OpGetData}, &wire.GetDataRequest{Path: path})
 }
 
-// smallReceiveBuffer makes the kernel hold little of what the server
-// sends nc, so a client that does not read blocks the server's writes soon.
-func smallReceiveBuffer(t *testing.T, nc net.Conn) {
-	t.Helper()
-	require.NoError(t, nc.(*net.TCPConn).SetReadBuffer(64<<10))
-}
-
 // A client that pipelines more reads than maxOutstanding, reads its
 // replies slowly and keeps pinging keeps its session (issue 12, defect 4):
 // its pings are read while its replies wait. Before, the writer blocked on
@@ -59,8 +52,7 @@ func TestSlowReaderThatPingsKeepsSession(t *testing.T) {
 	_, err := owner.Create("/big", make([]byte, 32<<10), 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 
-	nc := rawDial(t, s)
-	smallReceiveBuffer(t, nc)
+	nc := dialSmallWindow(t, s)
 	id := rawSession(t, nc, 4000)
 	c := connOf(t, s, id)
 	const reads = 600 // 19 MiB of replies: far beyond the kernel's buffers
@@ -110,8 +102,7 @@ func TestNeverReadingClientIsCutAtOutputLimit(t *testing.T) {
 	_, err := owner.Create("/big", make([]byte, 32<<10), 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 
-	nc := rawDial(t, s)
-	smallReceiveBuffer(t, nc)
+	nc := dialSmallWindow(t, s)
 	id := rawSession(t, nc, 10000)
 	var burst []byte
 	for xid := int32(1); xid <= 1000; xid++ { // 32 MiB of replies
