@@ -240,6 +240,7 @@ func (c *conn) boundedHandshake(br requestReader) bool {
 	ok := c.handshake(br)
 	c.handshook.Store(true)
 	c.handshakeTimer.Stop()
+	c.handshakeTimer = nil // a long-lived session does not keep it
 	return ok && !c.isClosed()
 }
 
