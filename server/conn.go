@@ -54,7 +54,6 @@ type conn struct {
 	cstats      connStats
 
 	handshakeTimer interface{ Stop() bool } // armHandshakeTimer
-	handshook      atomic.Bool
 }
 
 func newConn(s *Server, nc net.Conn, ip string) *conn {
@@ -226,7 +225,9 @@ func (c *conn) logReadError(err error) {
 func (c *conn) armHandshakeTimer() {
 	limit := c.srv.cfg.sessionlessTimeout()
 	c.handshakeTimer = c.srv.clock.AfterFunc(limit, func() {
-		if !c.handshook.Load() {
+		// A session is stored before its ConnectResponse is written, so a
+		// client that has its response is never cut here.
+		if c.sessionID() == 0 {
 			c.srv.log.Info("closing connection that has no session after sessionlessCnxnTimeout",
 				"remote", c.nc.RemoteAddr().String(), "timeout", limit,
 				"raise_with", "zookeeper.nio.sessionlessCnxnTimeout (ms)")
@@ -238,7 +239,6 @@ func (c *conn) armHandshakeTimer() {
 // boundedHandshake runs the handshake and disarms its timer.
 func (c *conn) boundedHandshake(br requestReader) bool {
 	ok := c.handshake(br)
-	c.handshook.Store(true)
 	c.handshakeTimer.Stop()
 	c.handshakeTimer = nil // a long-lived session does not keep it
 	return ok && !c.isClosed()
