@@ -122,17 +122,30 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if err != nil {
 		n.closeStores()
+		n.discardFresh()
 		return nil, fmt.Errorf("consensus: start: %w", err)
 	}
 	if len(cfg.Peers) == 0 {
 		n.electNow(rc.Logger)
 		if err := n.waitLeader(ctx); err != nil {
 			n.Close()
+			n.discardFresh()
 			return nil, err
 		}
 		return n, nil
 	}
-	return n, n.startForwarding(cfg)
+	if err := n.startForwarding(cfg); err != nil {
+		n.discardFresh()
+		return nil, err
+	}
+	return n, nil
+}
+
+// discardFresh removes, after a failed start, the stores that start created.
+func (n *Node) discardFresh() {
+	if n.stores.discard != nil {
+		n.stores.discard()
+	}
 }
 
 func raftConfig(cfg Config) *raft.Config {

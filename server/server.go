@@ -103,6 +103,13 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	// Listen before touching the data directory: a client port in use
+	// then fails the start before any log is created.
+	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("server: listen on %s: %w", addr, err)
+	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
 		Peers:           peers,
@@ -121,6 +128,7 @@ func (s *Server) Start(ctx context.Context) error {
 		MembershipTime:    s.clock.Now().UnixMilli(),
 	})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	s.node = node
@@ -133,12 +141,6 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.wg.Add(1)
 	go s.watchRole(s.done)
-	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		s.Close()
-		return fmt.Errorf("server: listen on %s: %w", addr, err)
-	}
 	s.ln = ln
 	s.wg.Add(1)
 	go s.acceptLoop()
