@@ -67,11 +67,11 @@ func openEntry(l *raft.Log, legacy bool) error {
 		if legacy {
 			return nil
 		}
-		return fmt.Errorf("log entry %d: %w", l.Index, errNoSum)
+		return errNoSum
 	}
 	orig := ext[sumLen:]
 	if want, got := binary.BigEndian.Uint32(ext[2:6]), entrySum(l, orig); want != got {
-		return fmt.Errorf("log entry %d: %w (stored %08x, computed %08x)", l.Index, errBadSum, want, got)
+		return fmt.Errorf("%w (stored %08x, computed %08x)", errBadSum, want, got)
 	}
 	if len(orig) == 0 {
 		orig = nil

@@ -97,7 +97,7 @@ type Node struct {
 // looking for a quorum (see HasLeader).
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	rc := raftConfig(cfg)
-	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger)
+	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger, cfg.Logger)
 	if err != nil {
 		return nil, err
 	}

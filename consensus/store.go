@@ -3,6 +3,7 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -73,7 +74,7 @@ const (
 // Raft sees it: every log entry's checksum, raft-wal's framing and commit
 // CRCs, every snapshot's CRC. A torn tail left by a crash is truncated
 // and logged; any other damage stops the open with a *DamageError.
-func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error) {
+func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	if !s.Durable() {
 		logs := newMemLogStore(standalone)
 		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: newMemSnapshotStore(), close: func() error { return nil }}
@@ -97,7 +98,7 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 		fresh.remove()
 		return nil, err
 	}
-	st, err := openLocked(s, logDir, logger)
+	st, err := openLocked(s, logDir, logger, log)
 	if err != nil {
 		locks.unlock()
 		fresh.remove()
@@ -111,12 +112,12 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 
 // openLocked opens and checks the durable stores once their directories
 // are locked.
-func openLocked(s Storage, logDir string, logger hclog.Logger) (*stores, error) {
+func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	snapDir := filepath.Join(s.DataDir, snapshotDirName)
 	if _, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false); err != nil {
 		return nil, err
 	}
-	st, err := openDurableLog(logDir, s.NoSync, logger)
+	st, err := openDurableLog(logDir, s.NoSync, logger, log)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
@@ -135,7 +136,7 @@ func openLocked(s Storage, logDir string, logger hclog.Logger) (*stores, error) 
 // page writes), unless forceSync=no asked for no syncing: raft-wal always
 // syncs, so that case uses raft-boltdb with syncing off. Either way the
 // log Raft sees checksums every entry (sumLog).
-func openDurableLog(logDir string, noSync bool, logger hclog.Logger) (*stores, error) {
+func openDurableLog(logDir string, noSync bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	boltPath, walDir := filepath.Join(logDir, logFileName), filepath.Join(logDir, walDirName)
 	useBolt := noSync
 	if exists(boltPath) {
@@ -146,7 +147,7 @@ func openDurableLog(logDir string, noSync bool, logger hclog.Logger) (*stores, e
 	if useBolt {
 		return openBolt(boltPath, noSync)
 	}
-	return openWAL(walDir, logger)
+	return openWAL(walDir, logger, log)
 }
 
 // openBolt opens a raft-boltdb log and checks every entry in it.
@@ -160,7 +161,7 @@ func openBolt(path string, noSync bool) (st *stores, err error) {
 	if err != nil {
 		return nil, damaged(path, -1, 0, "cannot open: %v", err)
 	}
-	logs, err := newSumLog(bolt, bolt)
+	logs, err := newSumLog(bolt, bolt, path)
 	if err == nil {
 		err = checkAllEntries(logs, path)
 	}
@@ -173,7 +174,7 @@ func openBolt(path string, noSync bool) (st *stores, err error) {
 
 // openWAL checks the segment files in dir, truncating a torn tail, and
 // opens them with raft-wal.
-func openWAL(dir string, logger hclog.Logger) (st *stores, err error) {
+func openWAL(dir string, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -181,8 +182,8 @@ func openWAL(dir string, logger hclog.Logger) (st *stores, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if torn != nil {
-		logger.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
+	if torn != nil && log != nil {
+		log.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
 			"bytes", torn.bytes, "uncommitted_entries", torn.entries)
 	}
 	// raft-wal v0.4.0's Close leaves its metadata database open (and
@@ -194,13 +195,13 @@ func openWAL(dir string, logger hclog.Logger) (st *stores, err error) {
 			err = damaged(dir, -1, 0, "raft-wal failed to open the log: %v", p)
 		}
 	}()
-	w, err := wal.Open(dir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
+	w, err := wal.Open(dir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta), wal.WithSegmentSize(walSegmentSize))
 	if err != nil {
 		meta.Close()
 		return nil, damaged(dir, -1, 0, "raft-wal cannot open the log: %v", err)
 	}
 	closeAll := func() error { return errors.Join(w.Close(), meta.Close()) }
-	logs, err := newSumLog(w, w)
+	logs, err := newSumLog(w, w, dir)
 	if err != nil {
 		closeAll()
 		return nil, err
@@ -220,12 +221,18 @@ func checkAllEntries(logs *sumLog, file string) error {
 	}
 	var l raft.Log
 	for i := first; i <= last && i > 0; i++ {
-		if err := logs.GetLog(i, &l); err != nil {
+		if err := logs.GetLog(i, &l); errors.Is(err, ErrDamaged) {
+			return err
+		} else if err != nil {
 			return damaged(file, -1, i, "%v", err)
 		}
 	}
 	return nil
 }
+
+// walSegmentSize is raft-wal's segment size; tests make it small to get
+// sealed segments.
+var walSegmentSize = wal.DefaultSegmentSize
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

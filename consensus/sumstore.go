@@ -18,11 +18,12 @@ var sumFromKey = []byte("zkraft.logsum.from")
 type sumLog struct {
 	inner raft.LogStore
 	from  uint64 // first index that must carry a checksum
+	file  string // the log's file or directory, for errors
 }
 
 // newSumLog wraps inner. A log without the marker gets one: every entry
 // after its current last index carries a checksum.
-func newSumLog(inner raft.LogStore, stable raft.StableStore) (*sumLog, error) {
+func newSumLog(inner raft.LogStore, stable raft.StableStore, file string) (*sumLog, error) {
 	from, err := stable.GetUint64(sumFromKey)
 	if err != nil || from == 0 {
 		last, err := inner.LastIndex()
@@ -34,7 +35,7 @@ func newSumLog(inner raft.LogStore, stable raft.StableStore) (*sumLog, error) {
 			return nil, err
 		}
 	}
-	return &sumLog{inner: inner, from: from}, nil
+	return &sumLog{inner: inner, from: from, file: file}, nil
 }
 
 // FirstIndex implements raft.LogStore.
@@ -56,7 +57,7 @@ func (s *sumLog) GetLog(index uint64, l *raft.Log) (err error) {
 		return err
 	}
 	if err := openEntry(l, index < s.from); err != nil {
-		return fmt.Errorf("%w: %v", ErrDamaged, err)
+		return damaged(s.file, -1, index, "%v", err)
 	}
 	return nil
 }
@@ -92,6 +93,6 @@ func (s *sumLog) IsMonotonic() bool {
 // recoverStore turns a panic in a log library into an error.
 func recoverStore(op string, err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("%w: raft log %s failed: %v", ErrDamaged, op, p)
+		*err = fmt.Errorf("%w: raft log library panicked in %s: %v", ErrDamaged, op, p)
 	}
 }

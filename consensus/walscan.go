@@ -100,7 +100,10 @@ func scanSegment(r io.Reader, sumFrom uint64) segmentScan {
 		}
 		if typ == frameCommit {
 			if val != sum {
-				s.badAt, s.badWhy = off, fmt.Sprintf("commit CRC mismatch (stored %08x, computed %08x)", val, sum)
+				s.badAt, s.badWhy = off, fmt.Sprintf("commit CRC mismatch over the batch from offset %d (stored %08x, computed %08x)", s.end, val, sum)
+				if batchErr != nil { // the entry the damage is in
+					s.badAt, s.badWhy = batchErrOff, batchErr.Error()+", and its batch's commit CRC fails"
+				}
 				break
 			}
 			if batchErr != nil && s.entryErr == nil {
@@ -134,7 +137,7 @@ func scanSegment(r io.Reader, sumFrom uint64) segmentScan {
 		} else if batchErr == nil {
 			index := s.header.base + s.entries + pending
 			if err := checkFrameEntry(codec, payload[:val], index, sumFrom); err != nil {
-				batchErr, batchErrOff = err, off
+				batchErr, batchErrOff = fmt.Errorf("log entry %d: %w", index, err), off
 			}
 		}
 		if typ == frameEntry {
