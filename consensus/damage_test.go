@@ -38,7 +38,9 @@ func tryStart(dir string, noSync bool, logs *bytes.Buffer) (*Node, error) {
 }
 
 // payload is the data of /n<i>, easy to find in a file.
-func payload(i int) []byte { return []byte(fmt.Sprintf("payload-%05d-%s", i, strings.Repeat("x", 200))) }
+func payload(i int) []byte {
+	return []byte(fmt.Sprintf("payload-%05d-%s", i, strings.Repeat("x", 200)))
+}
 
 // fillDurable writes count znodes into a node on dir and closes it.
 func fillDurable(t *testing.T, dir string, noSync bool, count int) {
