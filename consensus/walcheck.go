@@ -86,22 +86,32 @@ func checkWAL(dir string, repair bool) ([]FileReport, *tornTail, error) {
 	if sumFrom == 0 {
 		sumFrom = ^uint64(0) // older zkraft: no entry has a checksum yet
 	}
+	// At start the first damage ends the check; offline, every segment
+	// gets its report.
 	var reports []FileReport
 	var torn *tornTail
+	var first error
 	for i, info := range state.Segments {
 		tail := i == len(state.Segments)-1
+		var rep FileReport
+		var t *tornTail
+		var err error
 		if i > 0 && state.Segments[i-1].MaxIndex+1 != info.BaseIndex {
-			err := damaged(filepath.Join(dir, segment.FileName(info)), -1, 0, "segment starts at index %d but the one before ends at %d", info.BaseIndex, state.Segments[i-1].MaxIndex)
-			return append(reports, FileReport{Path: err.File, Damage: err}), nil, err
+			d := damaged(filepath.Join(dir, segment.FileName(info)), -1, 0, "segment starts at index %d but the one before ends at %d", info.BaseIndex, state.Segments[i-1].MaxIndex)
+			rep, err = FileReport{Path: d.File, Damage: d}, d
+		} else {
+			rep, t, err = checkSegment(dir, info, tail, sumFrom, repair)
 		}
-		rep, t, err := checkSegment(dir, info, tail, sumFrom, repair)
 		reports = append(reports, rep)
-		if err != nil {
-			return reports, nil, err
+		if err != nil && first == nil {
+			first = err
+		}
+		if err != nil && repair {
+			break
 		}
 		torn = t
 	}
-	return reports, torn, nil
+	return reports, torn, first
 }
 
 // checkSegment checks one segment file against the metadata's record of it.

@@ -32,9 +32,12 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]")
+var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
 
 func run(args []string, log *slog.Logger) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return runVerify(args[1:], os.Stdout)
+	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
