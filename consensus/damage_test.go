@@ -183,7 +183,7 @@ func TestTornTailIsTruncatedAndLogged(t *testing.T) {
 	tail := segs[len(segs)-1]
 	// A crash in the middle of writing a batch: an entry frame whose
 	// payload only partly reached the disk, and no commit frame.
-	s := scanSegment(mustOpen(t, tail), 0)
+	s := scanSegment(mustOpen(t, tail), 1<<30, 0)
 	require.Negative(t, s.badAt)
 	torn := append([]byte{frameEntry, 0, 0, 0, 200, 0, 0, 0}, bytes.Repeat([]byte{0xab}, 100)...)
 	patch(t, tail, s.end, torn)

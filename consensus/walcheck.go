@@ -139,7 +139,7 @@ func checkSegment(dir string, info types.SegmentInfo, tail bool, sumFrom uint64,
 	if info.SizeLimit > 0 && fi.Size() < int64(info.SizeLimit) {
 		return fail(fi.Size(), 0, "file is %d bytes, shorter than the %d raft-wal preallocated: it was cut", fi.Size(), info.SizeLimit)
 	}
-	s := scanSegment(f, sumFrom)
+	s := scanSegment(f, fi.Size(), sumFrom)
 	committed := s.end > 0
 	if committed && (!s.headerOK || s.header != (segmentHeader{info.BaseIndex, info.ID, info.Codec})) {
 		return fail(0, 0, "file header does not match the segment list in wal-meta.db")

@@ -58,8 +58,11 @@ type segmentScan struct {
 // every committed entry's zkraft checksum (entries below sumFrom may have
 // none). It stops at zeros, at the end, or at the first thing that is not
 // a well-formed frame or whose commit CRC fails, and says where.
-func scanSegment(r io.Reader, sumFrom uint64) segmentScan {
-	br := bufio.NewReaderSize(r, 64<<10)
+//
+// fileSize bounds what a frame length may claim, so damage never makes it
+// allocate more than the file holds.
+func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
+	br := bufio.NewReaderSize(r, int(max(min(fileSize, 64<<10), 16)))
 	s := segmentScan{badAt: -1}
 	head := make([]byte, walHeaderLen)
 	n, _ := io.ReadFull(br, head)
@@ -121,6 +124,10 @@ func scanSegment(r io.Reader, sumFrom uint64) segmentScan {
 			break
 		}
 		size := int(val) + int((walFrameHdrLen-val%walFrameHdrLen)%walFrameHdrLen)
+		if off+walFrameHdrLen+int64(size) > fileSize {
+			s.badAt, s.badWhy = off, "frame cut short by the end of the file"
+			break
+		}
 		if cap(payload) < size {
 			payload = make([]byte, size)
 		}
