@@ -13,6 +13,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/raft"
+	wal "github.com/hashicorp/raft-wal"
+	"github.com/hashicorp/raft-wal/metadb"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/datatree"
@@ -278,4 +281,37 @@ func listenBusy(t *testing.T) string {
 	require.NoError(t, err)
 	t.Cleanup(func() { ln.Close() })
 	return ln.Addr().String()
+}
+
+// TestLogWithoutChecksumsStillReads: a log written before entries carried
+// checksums (here: Raft's bootstrap entry, stored by raft-wal directly)
+// is read, and every entry written after it carries one.
+func TestLogWithoutChecksumsStillReads(t *testing.T) {
+	dir := t.TempDir()
+	walDir := filepath.Join(dir, walDirName)
+	require.NoError(t, os.MkdirAll(walDir, 0o755))
+	meta := &metadb.BoltMetaDB{}
+	w, err := wal.Open(walDir, wal.WithMetaStore(meta))
+	require.NoError(t, err)
+	rc := raftConfig(Config{ServerID: 1})
+	addr, trans := raft.NewInmemTransport(raft.ServerAddress("standalone-1"))
+	conf := raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}
+	require.NoError(t, raft.BootstrapCluster(rc, w, w, raft.NewInmemSnapshotStore(), trans, conf))
+	var legacy raft.Log
+	require.NoError(t, w.GetLog(1, &legacy))
+	require.Empty(t, legacy.Extensions, "written without a checksum")
+	require.NoError(t, w.Close())
+	require.NoError(t, meta.Close())
+	trans.Close()
+
+	fillDurable(t, dir, false, 5) // opens the legacy log, writes checksummed entries
+	n, err := tryStart(dir, false, nil)
+	require.NoError(t, err)
+	defer n.Close()
+	var data []byte
+	n.Read(func(st *State) { data, _, err = st.Tree.GetData("/n4") })
+	require.NoError(t, err)
+	require.Equal(t, payload(4), data)
+	logs := n.stores.logs.(*sumLog)
+	require.Equal(t, uint64(2), logs.from, "entries from index 2 on carry checksums")
 }
