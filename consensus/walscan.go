@@ -49,9 +49,8 @@ type segmentScan struct {
 	badAt     int64  // where reading stopped on something not a frame; -1 if it ended cleanly
 	badWhy    string
 	uncommit  int   // entry frames read after the last valid commit
-	written   int64 // offset just past the last non-zero byte read
 	entryErr  error // the first committed entry failing its checksum
-	entryErrO int64
+	entryErrO int64 // and its frame's offset
 }
 
 // scanSegment reads a segment from r, checking every commit's CRC and
@@ -66,9 +65,8 @@ func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
 	s := segmentScan{badAt: -1}
 	head := make([]byte, walHeaderLen)
 	n, _ := io.ReadFull(br, head)
-	s.written = lastNonZero(head[:n], 0)
 	if n < walHeaderLen {
-		if s.written > 0 {
+		if !isZero(head[:n]) {
 			s.badAt, s.badWhy = 0, "file header cut short"
 		}
 		return s
@@ -88,7 +86,6 @@ func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
 	codec := &wal.BinaryCodec{}
 	for {
 		n, _ := io.ReadFull(br, hdr)
-		s.written = max(s.written, lastNonZero(hdr[:n], off))
 		if n == 0 || isZero(hdr[:n]) {
 			break
 		}
@@ -133,7 +130,6 @@ func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
 		}
 		payload = payload[:size]
 		n, _ = io.ReadFull(br, payload)
-		s.written = max(s.written, lastNonZero(payload[:n], off+walFrameHdrLen))
 		if n < size {
 			s.badAt, s.badWhy = off, "frame cut short by the end of the file"
 			break
