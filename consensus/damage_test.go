@@ -315,3 +315,31 @@ func TestLogWithoutChecksumsStillReads(t *testing.T) {
 	logs := n.stores.logs.(*sumLog)
 	require.Equal(t, uint64(2), logs.from, "entries from index 2 on carry checksums")
 }
+
+// TestTornLastCommitIsTruncated: the last batch's frames and commit frame
+// reached the disk but not all of its data (its commit CRC fails) and
+// nothing follows: a crash during that write, so that batch (never
+// acknowledged) is dropped and the rest served.
+func TestTornLastCommitIsTruncated(t *testing.T) {
+	dir := t.TempDir()
+	fillDurable(t, dir, false, 30)
+	segs := segmentFiles(t, dir)
+	tail := segs[len(segs)-1]
+	s := scanSegment(mustOpen(t, tail), 1<<30, 0)
+	require.Negative(t, s.badAt)
+	data, err := os.ReadFile(tail)
+	require.NoError(t, err)
+	last := int64(bytes.LastIndex(data[:s.end], []byte("payload-")))
+	require.Greater(t, last, int64(0))
+	patch(t, tail, last, make([]byte, 16)) // a sector of the last batch never written
+
+	var logs bytes.Buffer
+	n, err := tryStart(dir, false, &logs)
+	require.NoError(t, err)
+	defer n.Close()
+	require.Contains(t, logs.String(), "torn tail")
+	var got []byte
+	n.Read(func(st *State) { got, _, err = st.Tree.GetData("/n28") })
+	require.NoError(t, err)
+	require.Equal(t, payload(28), got)
+}
