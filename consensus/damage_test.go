@@ -142,6 +142,26 @@ func TestDamagedLogRefusesToStart(t *testing.T) {
 		patch(t, segs[0], walHeaderLen+4, []byte{0xff, 0xff, 0xff, 0x7f})
 		requireRefused(t, dir, false, segs[0])
 	})
+	t.Run("index frame or file header damaged in a sealed segment", func(t *testing.T) {
+		for _, where := range []string{"index", "header"} {
+			dir := t.TempDir()
+			fillDurable(t, dir, false, 200)
+			seg := segmentFiles(t, dir)[0]
+			s := scanSegment(mustOpen(t, seg), 1<<30, 0, 0)
+			require.True(t, s.sealed)
+			off := int64(8) // the base index in the file header
+			if where == "index" {
+				data, err := os.ReadFile(seg)
+				require.NoError(t, err)
+				// The index frame (type 2) is the last frame before the final commit.
+				for off = s.end - 2*walFrameHdrLen; data[off] != frameIndex; off -= walFrameHdrLen {
+				}
+				off += walFrameHdrLen + 4 // inside its offsets array
+			}
+			patch(t, seg, off, []byte{0x5a})
+			requireRefused(t, dir, false, seg)
+		}
+	})
 	t.Run("segment emptied", func(t *testing.T) {
 		for _, which := range []string{"sealed", "newest"} {
 			dir := t.TempDir()
@@ -186,7 +206,7 @@ func TestTornTailIsTruncatedAndLogged(t *testing.T) {
 	tail := segs[len(segs)-1]
 	// A crash in the middle of writing a batch: an entry frame whose
 	// payload only partly reached the disk, and no commit frame.
-	s := scanSegment(mustOpen(t, tail), 1<<30, 0)
+	s := scanSegment(mustOpen(t, tail), 1<<30, 0, 0)
 	require.Negative(t, s.badAt)
 	torn := append([]byte{frameEntry, 0, 0, 0, 200, 0, 0, 0}, bytes.Repeat([]byte{0xab}, 100)...)
 	patch(t, tail, s.end, torn)
@@ -325,7 +345,7 @@ func TestTornLastCommitIsTruncated(t *testing.T) {
 	fillDurable(t, dir, false, 30)
 	segs := segmentFiles(t, dir)
 	tail := segs[len(segs)-1]
-	s := scanSegment(mustOpen(t, tail), 1<<30, 0)
+	s := scanSegment(mustOpen(t, tail), 1<<30, 0, 0)
 	require.Negative(t, s.badAt)
 	data, err := os.ReadFile(tail)
 	require.NoError(t, err)
@@ -342,4 +362,19 @@ func TestTornLastCommitIsTruncated(t *testing.T) {
 	n.Read(func(st *State) { got, _, err = st.Tree.GetData("/n28") })
 	require.NoError(t, err)
 	require.Equal(t, payload(28), got)
+}
+
+// TestSnapshotsWithoutLogRefuse: snapshots with no log beside them (log
+// deleted, or dataLogDir changed) would start from the last snapshot and
+// silently drop every write after it; the start refuses instead.
+func TestSnapshotsWithoutLogRefuse(t *testing.T) {
+	dir := t.TempDir()
+	n, err := tryStart(dir, false, nil)
+	require.NoError(t, err)
+	propose(t, n, &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
+	require.NoError(t, n.Snapshot())
+	require.NoError(t, n.Close())
+	require.NoError(t, os.RemoveAll(filepath.Join(dir, walDirName)))
+	msg := requireRefused(t, dir, false, dir)
+	require.Contains(t, msg, "Raft log is missing")
 }

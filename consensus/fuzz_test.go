@@ -23,7 +23,7 @@ import (
 func FuzzScanSegment(f *testing.F) {
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := scanSegment(bytes.NewReader(data), int64(len(data)), 0)
+		s := scanSegment(bytes.NewReader(data), int64(len(data)), 0, 0)
 		n := int64(len(data))
 		if s.end > n || s.badAt >= n || s.entryErrO > n {
 			t.Fatalf("offsets past the input (%d bytes): %+v", n, s)
@@ -32,7 +32,7 @@ func FuzzScanSegment(f *testing.F) {
 			laterCommit(data[s.end:], s.badAt-s.end)
 		}
 		if s.end > 0 {
-			p := scanSegment(bytes.NewReader(data[:s.end]), s.end, 0)
+			p := scanSegment(bytes.NewReader(data[:s.end]), s.end, 0, 0)
 			if p.end != s.end || p.entries != s.entries || p.badAt >= 0 || (p.entryErr == nil) != (s.entryErr == nil) {
 				t.Fatalf("committed prefix scans differently: %+v vs %+v", p, s)
 			}
@@ -103,7 +103,7 @@ func TestFuzzSeedsAreRealFiles(t *testing.T) {
 		"torn":   func(s segmentScan) bool { return s.entries > 0 && s.badAt >= 0 && s.uncommit == 0 },
 	} {
 		data := readSeed(t, "FuzzScanSegment", name)
-		if s := scanSegment(bytes.NewReader(data), int64(len(data)), 0); !want(s) {
+		if s := scanSegment(bytes.NewReader(data), int64(len(data)), 0, 0); !want(s) {
 			t.Errorf("seed %s scans as %+v", name, s)
 		}
 	}

@@ -114,8 +114,16 @@ func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logge
 // are locked.
 func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	snapDir := filepath.Join(s.DataDir, snapshotDirName)
-	if _, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false); err != nil {
+	snaps, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false)
+	if err != nil {
 		return nil, err
+	}
+	// Raft writes its log before any snapshot, so snapshots without a log
+	// mean the log was lost or dataLogDir points elsewhere than it did:
+	// starting would silently drop every write after the last snapshot.
+	if len(snaps) > 0 && !exists(filepath.Join(logDir, walDirName)) && !exists(filepath.Join(logDir, logFileName)) {
+		return nil, damaged(logDir, -1, 0, "the Raft log is missing (neither %s nor %s) while %s holds snapshots; if dataLogDir changed, set it back",
+			walDirName, logFileName, snapDir)
 	}
 	st, err := openDurableLog(logDir, s.NoSync, logger, log)
 	if err != nil {

@@ -139,10 +139,11 @@ func checkSegment(dir string, info types.SegmentInfo, tail bool, sumFrom uint64,
 	if info.SizeLimit > 0 && fi.Size() < int64(info.SizeLimit) {
 		return fail(fi.Size(), 0, "file is %d bytes, shorter than the %d raft-wal preallocated: it was cut", fi.Size(), info.SizeLimit)
 	}
-	s := scanSegment(f, fi.Size(), sumFrom)
-	committed := s.end > 0
-	if committed && (!s.headerOK || s.header != (segmentHeader{info.BaseIndex, info.ID, info.Codec})) {
-		return fail(0, 0, "file header does not match the segment list in wal-meta.db")
+	s := scanSegment(f, fi.Size(), info.BaseIndex, sumFrom)
+	// A new segment's header is written with its first batch, so only the
+	// newest segment, before its first commit, may lack one.
+	if (!tail || s.end > 0) && (!s.headerOK || s.header != (segmentHeader{info.BaseIndex, info.ID, info.Codec})) {
+		return fail(0, 0, "file header does not match wal-meta.db's record (base index %d, id %d)", info.BaseIndex, info.ID)
 	}
 	if s.entryErr != nil {
 		return fail(s.entryErrO, 0, "%v", s.entryErr)

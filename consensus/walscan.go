@@ -60,7 +60,9 @@ type segmentScan struct {
 //
 // fileSize bounds what a frame length may claim, so damage never makes it
 // allocate more than the file holds.
-func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
+// base is the segment's first index as wal-meta.db records it; 0 takes
+// the file header's word for it.
+func scanSegment(r io.Reader, fileSize int64, base, sumFrom uint64) segmentScan {
 	br := bufio.NewReaderSize(r, int(max(min(fileSize, 64<<10), 16)))
 	s := segmentScan{badAt: -1}
 	head := make([]byte, walHeaderLen)
@@ -74,6 +76,9 @@ func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
 	if binary.LittleEndian.Uint32(head[:4]) == walMagic && head[7] == 0 && bytes.Equal(head[4:7], []byte{0, 0, 0}) {
 		s.headerOK = true
 		s.header = segmentHeader{binary.LittleEndian.Uint64(head[8:]), binary.LittleEndian.Uint64(head[16:]), binary.LittleEndian.Uint64(head[24:])}
+	}
+	if base == 0 {
+		base = s.header.base
 	}
 	sum := crc32.Update(0, castagnoli, head)
 	off := int64(walHeaderLen)
@@ -138,7 +143,7 @@ func scanSegment(r io.Reader, fileSize int64, sumFrom uint64) segmentScan {
 		if typ == frameIndex {
 			sealing = true
 		} else if batchErr == nil {
-			index := s.header.base + s.entries + pending
+			index := base + s.entries + pending
 			if err := checkFrameEntry(codec, payload[:val], index, sumFrom); err != nil {
 				batchErr, batchErrOff = fmt.Errorf("log entry %d: %w", index, err), off
 			}
