@@ -378,3 +378,19 @@ func TestSnapshotsWithoutLogRefuse(t *testing.T) {
 	msg := requireRefused(t, dir, false, dir)
 	require.Contains(t, msg, "Raft log is missing")
 }
+
+// TestDamagedSnapshotMetaRefusesToStart: meta.json carries no checksum of
+// its own; a changed index is caught against the snapshot's name.
+func TestDamagedSnapshotMetaRefusesToStart(t *testing.T) {
+	dir := t.TempDir()
+	n, err := tryStart(dir, false, nil)
+	require.NoError(t, err)
+	propose(t, n, &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
+	require.NoError(t, n.Snapshot())
+	require.NoError(t, n.Close())
+	metas, err := filepath.Glob(filepath.Join(dir, snapshotDirName, "snapshots", "*", "meta.json"))
+	require.NoError(t, err)
+	require.Len(t, metas, 1)
+	patch(t, metas[0], offsetOf(t, metas[0], []byte(`"Index":`))+8, []byte("9"))
+	requireRefused(t, dir, false, metas[0])
+}

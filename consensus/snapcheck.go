@@ -68,6 +68,12 @@ func checkSnapshot(dir string, decode bool) FileReport {
 		rep.Path, rep.Damage = metaPath, damaged(metaPath, -1, 0, "does not parse: %v", err)
 		return rep
 	}
+	// meta.json has no checksum of its own, but its ID and the directory
+	// are both named term-index-time: a changed index or term shows.
+	if want := fmt.Sprintf("%d-%d-", meta.Term, meta.Index); meta.ID != filepath.Base(dir) || !strings.HasPrefix(meta.ID, want) {
+		rep.Path, rep.Damage = metaPath, damaged(metaPath, -1, 0, "index %d, term %d and id %q disagree with the directory's name", meta.Index, meta.Term, meta.ID)
+		return rep
+	}
 	f, err := os.Open(statePath)
 	if err != nil {
 		rep.Damage = damaged(statePath, -1, 0, "cannot open: %v", err)
