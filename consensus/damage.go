@@ -37,11 +37,20 @@ func damaged(file string, offset int64, index uint64, format string, args ...any
 // refuseDamaged turns a damage error found while opening the stores into
 // the one line a server stops with: what is wrong, where, and what to do.
 func refuseDamaged(err error, dataDir string) error {
+	return explainDamaged(err, dataDir, "the server will not start on it")
+}
+
+// stopDamaged is refuseDamaged for damage found while running.
+func stopDamaged(err error, dataDir string) error {
+	return explainDamaged(err, dataDir, "the server stops")
+}
+
+func explainDamaged(err error, dataDir, verdict string) error {
 	var d *DamageError
 	if !errors.As(err, &d) {
 		return err
 	}
-	return fmt.Errorf("consensus: %w; the server will not start on it. Run `zkserver verify %s` for a full report, "+
+	return fmt.Errorf("consensus: %w; %s. Run `zkserver verify %s` for a full report, "+
 		"then restore the directory from a backup, or in an ensemble move it aside so this server rejoins empty and copies the leader's state",
-		d, dataDir)
+		d, verdict, dataDir)
 }

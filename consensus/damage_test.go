@@ -394,3 +394,34 @@ func TestDamagedSnapshotMetaRefusesToStart(t *testing.T) {
 	patch(t, metas[0], offsetOf(t, metas[0], []byte(`"Index":`))+8, []byte("9"))
 	requireRefused(t, dir, false, metas[0])
 }
+
+// TestDamageWhileRunningCallsOnDamage: an entry that goes bad on disk
+// after the start check is caught on read, and OnDamage hears of it with
+// the one-line explanation (zkserver exits there; Raft would panic).
+func TestDamageWhileRunningCallsOnDamage(t *testing.T) {
+	dir := t.TempDir()
+	fillDurable(t, dir, false, 10)
+	heard := make(chan error, 1)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n, err := Start(ctx, Config{ServerID: 1, Storage: Storage{DataDir: dir}, OnDamage: func(err error) { heard <- err }})
+	require.NoError(t, err)
+	defer n.Close()
+	seg := segmentFiles(t, dir)[0]
+	patch(t, seg, offsetOf(t, seg, payload(5))+8, []byte("9"))
+	var l raft.Log
+	for i := uint64(1); ; i++ { // Raft's own reads: a follower applying, a leader replicating
+		if err = n.stores.logs.GetLog(i, &l); err != nil {
+			break
+		}
+	}
+	require.ErrorIs(t, err, ErrDamaged)
+	select {
+	case got := <-heard:
+		require.ErrorIs(t, got, ErrDamaged)
+		require.Contains(t, got.Error(), "the server stops")
+		require.Contains(t, got.Error(), "zkserver verify "+dir)
+	default:
+		t.Fatal("OnDamage was not called")
+	}
+}

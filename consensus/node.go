@@ -57,6 +57,11 @@ type Config struct {
 	Hook ApplyHook
 	// Logger receives Raft's errors; nil discards them.
 	Logger *slog.Logger
+	// OnDamage is called with a one-line error when a log entry read while
+	// the node runs fails its checksum (damage found at start fails Start
+	// instead). The caller should stop: when it returns, Raft gets the
+	// error and panics. zkserver prints the line and exits.
+	OnDamage func(error)
 	// Storage is where the log and snapshots live; the zero value is memory.
 	Storage Storage
 	// SnapshotThreshold is the number of log entries between snapshots
@@ -100,6 +105,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger, cfg.Logger)
 	if err != nil {
 		return nil, err
+	}
+	if sl, ok := st.logs.(*sumLog); ok && cfg.OnDamage != nil {
+		dataDir := cfg.Storage.DataDir
+		sl.onDamage = func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) }
 	}
 	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network}
 	if n.network == nil {

@@ -19,6 +19,8 @@ type sumLog struct {
 	inner raft.LogStore
 	from  uint64 // first index that must carry a checksum
 	file  string // the log's file or directory, for errors
+	// onDamage hears of an entry failing its checksum once the node runs.
+	onDamage func(error)
 }
 
 // newSumLog wraps inner. A log without the marker gets one: every entry
@@ -57,7 +59,11 @@ func (s *sumLog) GetLog(index uint64, l *raft.Log) (err error) {
 		return err
 	}
 	if err := openEntry(l, index < s.from); err != nil {
-		return damaged(s.file, -1, index, "%v", err)
+		d := damaged(s.file, -1, index, "%v", err)
+		if s.onDamage != nil {
+			s.onDamage(d)
+		}
+		return d
 	}
 	return nil
 }

@@ -33,6 +33,10 @@ func WithNetwork(nw consensus.Network) Option { return func(s *Server) { s.netwo
 // WithLogger sets the server's logger; the default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
+// WithOnDamage sets what the server does when a log entry read while it
+// runs fails its checksum (consensus.Config.OnDamage); zkserver exits.
+func WithOnDamage(fn func(error)) Option { return func(s *Server) { s.onDamage = fn } }
+
 // Server is one zkraft server.
 type Server struct {
 	cfg     Config
@@ -55,6 +59,8 @@ type Server struct {
 	life    context.Context
 	endLife context.CancelFunc
 	network consensus.Network
+	// onDamage is consensus.Config.OnDamage.
+	onDamage func(error)
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -117,6 +123,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
 		Hook:            s.onApply,
 		Logger:          s.raftLogger(),
+		OnDamage:        s.onDamage,
 		Storage: consensus.Storage{
 			DataDir:        s.cfg.DataDir,
 			LogDir:         s.cfg.DataLogDir,
