@@ -16,12 +16,12 @@ import (
 
 // Verify checks the durable stores of a server whose dataDir is dataDir
 // and whose dataLogDir is logDir (empty: dataDir) without starting it and
-// without writing to them: every log entry's checksum, raft-wal's framing
-// and commit CRCs, and every snapshot's CRC and contents. It locks the
-// directories like a server does, so it refuses a directory in use. It
-// returns one report per file, and an error wrapping ErrDamaged if any
-// file is damaged (a torn tail is a note, not damage: the next start
-// truncates it).
+// without writing to the log or snapshots: every log entry's checksum,
+// raft-wal's framing and commit CRCs, and every snapshot's CRC and
+// contents. It locks the directories like a server does (zkraft.lock gets
+// its pid), so it refuses a directory in use. It returns one report per
+// file, and an error wrapping ErrDamaged if any file is damaged (a torn
+// tail is a note, not damage: the next start truncates it).
 func Verify(dataDir, logDir string) ([]FileReport, error) {
 	if logDir == "" {
 		logDir = dataDir

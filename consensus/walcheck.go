@@ -122,10 +122,11 @@ func checkSegment(dir string, info types.SegmentInfo, tail bool, sumFrom uint64,
 		rep.Damage = damaged(path, off, index, format, args...)
 		return rep, nil, rep.Damage
 	}
-	f, err := os.OpenFile(path, os.O_RDWR, 0)
-	if err != nil && !repair {
-		f, err = os.Open(path)
+	mode := os.O_RDONLY
+	if repair {
+		mode = os.O_RDWR
 	}
+	f, err := os.OpenFile(path, mode, 0)
 	if os.IsNotExist(err) {
 		return fail(-1, 0, "segment file is missing")
 	} else if err != nil {

@@ -5,5 +5,5 @@
 //
 // The checks themselves belong to the formats' owner (consensus.Verify);
 // this package finds what is there and reports it. It must not start a
-// server or write to the directory.
+// server or write to the log or snapshots.
 package diskcheck
