@@ -92,3 +92,26 @@ func TestRunRefusesDirInUseAndEmptyDir(t *testing.T) {
 	require.NoError(t, n.Close())
 	require.ErrorContains(t, Run(&bytes.Buffer{}, t.TempDir(), ""), "no zkraft log")
 }
+
+// TestRunNotesTornTail: a crash's torn tail is a note, not damage, and
+// verify leaves it for the next start to truncate.
+func TestRunNotesTornTail(t *testing.T) {
+	dir := t.TempDir()
+	fill(t, dir, false, 5)
+	segs, _ := filepath.Glob(filepath.Join(dir, "zkraft-wal", "*.wal"))
+	require.Len(t, segs, 1)
+	data, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	end := bytes.LastIndexFunc(data, func(r rune) bool { return r != 0 })
+	end = (end/8 + 1) * 8                                       // frames are 8-byte aligned
+	torn := []byte{1, 0, 0, 0, 64, 0, 0, 0, 'h', 'a', 'l', 'f'} // an entry frame cut short
+	copy(data[end:], torn)
+	require.NoError(t, os.WriteFile(segs[0], data, 0o644))
+	var out bytes.Buffer
+	require.NoError(t, Run(&out, dir, ""))
+	require.Contains(t, out.String(), "note    "+segs[0])
+	require.Contains(t, out.String(), fmt.Sprintf("torn tail from a crash: %d bytes", len(torn)))
+	after, err := os.ReadFile(segs[0])
+	require.NoError(t, err)
+	require.Equal(t, data, after, "verify changes nothing")
+}
