@@ -32,6 +32,11 @@ fuzz:
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzReadFrame -fuzztime 30s
 	$(GO) test ./wire/ -run '^$$' -fuzz FuzzDecodeRequest -fuzztime 30s
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
+	@# consensus's test binary is large: minimizing each new input would
+	@# otherwise take most of the 30 s (the default budget is 60 s).
+	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzScanSegment -fuzztime 30s -fuzzminimizetime 3s
+	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestoreSnapshot -fuzztime 30s -fuzzminimizetime 3s
+	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzOpenEntry -fuzztime 30s -fuzzminimizetime 3s
 
 # Every table of docs/performance.md, zkraft beside Apache ZooKeeper 3.8
 # (about 15 minutes; needs the Debian zookeeper package). BENCH=standalone

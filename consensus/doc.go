@@ -4,8 +4,8 @@
 // It owns the Raft log entry format (Command), the FSM that applies each
 // committed entry to the data tree and the session table, zxid assignment
 // (Raft term in the high 32 bits, a per-term counter in the low 32 bits),
-// snapshots, the stores (in memory, or raft-boltdb plus snapshot files in a
-// dataDir), and the Raft node itself. Every write, session creation and
+// snapshots, the stores (in memory, or raft-wal or raft-boltdb plus snapshot
+// files in a dataDir), and the Raft node itself. Every write, session creation and
 // session close is a log entry, even on a single standalone server.
 //
 // In an ensemble Raft runs on each server's peer port. A follower sends its
@@ -14,6 +14,11 @@
 // when its own FSM applies the entry (wait.go), so replies always reflect
 // local state. Both channels listen and dial through a Network, which tests
 // replace to cut links. docs/zab-and-raft.md maps all of this onto ZAB.
+//
+// Durable stores are locked while open (lock.go), carry a checksum on every
+// log entry (logsum.go, sumstore.go), and are checked in full before Raft
+// opens them (walscan.go, walcheck.go, snapcheck.go); Verify runs the same
+// checks offline for package diskcheck. docs/on-disk.md describes the files.
 //
 // It must not decode client requests or know about connections: the server
 // turns requests into datatree.Txn values and proposes them here.

@@ -57,6 +57,11 @@ type Config struct {
 	Hook ApplyHook
 	// Logger receives Raft's errors; nil discards them.
 	Logger *slog.Logger
+	// OnDamage is called with a one-line error when a log entry read while
+	// the node runs fails its checksum (damage found at start fails Start
+	// instead). The caller should stop: when it returns, Raft gets the
+	// error and panics. zkserver prints the line and exits.
+	OnDamage func(error)
 	// Storage is where the log and snapshots live; the zero value is memory.
 	Storage Storage
 	// SnapshotThreshold is the number of log entries between snapshots
@@ -106,9 +111,13 @@ type Node struct {
 // looking for a quorum (see HasLeader).
 func Start(ctx context.Context, cfg Config) (*Node, error) {
 	rc := raftConfig(cfg)
-	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger)
+	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger, cfg.Logger)
 	if err != nil {
 		return nil, err
+	}
+	if sl, ok := st.logs.(*sumLog); ok && cfg.OnDamage != nil {
+		dataDir := cfg.Storage.DataDir
+		sl.onDamage = func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) }
 	}
 	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network}
 	if n.network == nil {
@@ -132,17 +141,30 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if err != nil {
 		n.closeStores()
+		n.discardFresh()
 		return nil, fmt.Errorf("consensus: start: %w", err)
 	}
 	if len(cfg.Peers) == 0 {
 		n.electNow(rc.Logger)
 		if err := n.waitLeader(ctx); err != nil {
 			n.Close()
+			n.discardFresh()
 			return nil, err
 		}
 		return n, nil
 	}
-	return n, n.startForwarding(cfg)
+	if err := n.startForwarding(cfg); err != nil {
+		n.discardFresh()
+		return nil, err
+	}
+	return n, nil
+}
+
+// discardFresh removes, after a failed start, the stores that start created.
+func (n *Node) discardFresh() {
+	if n.stores.discard != nil {
+		n.stores.discard()
+	}
 }
 
 func raftConfig(cfg Config) *raft.Config {

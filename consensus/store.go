@@ -3,14 +3,17 @@ package consensus
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
 	raftboltdb "github.com/hashicorp/raft-boltdb/v2"
 	wal "github.com/hashicorp/raft-wal"
 	"github.com/hashicorp/raft-wal/metadb"
+	"go.etcd.io/bbolt"
 )
 
 // Storage says where a node keeps its Raft state. The zero value keeps
@@ -36,6 +39,10 @@ type stores struct {
 	stable raft.StableStore
 	snaps  raft.SnapshotStore
 	close  func() error
+	// discard removes what opening the stores created (a fresh log, the
+	// preallocated segment, lock files), for a start that failed; nil for
+	// stores in memory.
+	discard func()
 	// window is the log of an in-memory standalone node, which forgets
 	// applied entries once Raft is bound to it (see memLogStore.trim);
 	// nil otherwise.
@@ -62,7 +69,12 @@ const (
 // standalone node's log keeps only a short window of entries, and an
 // ensemble member's the whole log since the last snapshot, which its
 // followers may need.
-func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error) {
+//
+// A durable store is locked first (lock.go), then checked in full before
+// Raft sees it: every log entry's checksum, raft-wal's framing and commit
+// CRCs, every snapshot's CRC. A torn tail left by a crash is truncated
+// and logged; any other damage stops the open with a *DamageError.
+func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	if !s.Durable() {
 		logs := newMemLogStore(standalone)
 		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: newMemSnapshotStore(), close: func() error { return nil }}
@@ -75,17 +87,49 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 	if logDir == "" {
 		logDir = s.DataDir
 	}
+	fresh := newPaths(s.DataDir, logDir)
 	for _, d := range []string{s.DataDir, logDir} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, fmt.Errorf("consensus: create %s: %w", d, err)
 		}
 	}
-	st, err := openDurableLog(logDir, s.NoSync, logger)
+	locks, err := lockDirs(s.DataDir, logDir)
+	if err != nil {
+		fresh.remove()
+		return nil, err
+	}
+	st, err := openLocked(s, logDir, logger, log)
+	if err != nil {
+		locks.unlock()
+		fresh.remove()
+		return nil, refuseDamaged(err, s.DataDir)
+	}
+	closeLog := st.close
+	st.close = func() error { return errors.Join(closeLog(), locks.unlock()) }
+	st.discard = fresh.remove
+	return st, nil
+}
+
+// openLocked opens and checks the durable stores once their directories
+// are locked.
+func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger) (*stores, error) {
+	snapDir := filepath.Join(s.DataDir, snapshotDirName)
+	snaps, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false)
+	if err != nil {
+		return nil, err
+	}
+	// Raft writes its log before any snapshot, so snapshots without a log
+	// mean the log was lost or dataLogDir points elsewhere than it did:
+	// starting would silently drop every write after the last snapshot.
+	if len(snaps) > 0 && !exists(filepath.Join(logDir, walDirName)) && !exists(filepath.Join(logDir, logFileName)) {
+		return nil, damaged(logDir, -1, 0, "the Raft log is missing (neither %s nor %s) while %s holds snapshots; if dataLogDir changed, set it back",
+			walDirName, logFileName, snapDir)
+	}
+	st, err := openDurableLog(logDir, s.NoSync, logger, log)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
-	retain := max(s.SnapshotRetain, 1)
-	st.snaps, err = raft.NewFileSnapshotStoreWithLogger(filepath.Join(s.DataDir, snapshotDirName), retain, logger)
+	st.snaps, err = raft.NewFileSnapshotStoreWithLogger(snapDir, max(s.SnapshotRetain, 1), logger)
 	if err != nil {
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
@@ -98,8 +142,9 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 // segment files (hashicorp/raft-wal), which makes each batch of entries
 // durable with one fsync (raft-boltdb's B+tree commit takes two, and its
 // page writes), unless forceSync=no asked for no syncing: raft-wal always
-// syncs, so that case uses raft-boltdb with syncing off.
-func openDurableLog(logDir string, noSync bool, logger hclog.Logger) (*stores, error) {
+// syncs, so that case uses raft-boltdb with syncing off. Either way the
+// log Raft sees checksums every entry (sumLog).
+func openDurableLog(logDir string, noSync bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	boltPath, walDir := filepath.Join(logDir, logFileName), filepath.Join(logDir, walDirName)
 	useBolt := noSync
 	if exists(boltPath) {
@@ -108,25 +153,94 @@ func openDurableLog(logDir string, noSync bool, logger hclog.Logger) (*stores, e
 		useBolt = false
 	}
 	if useBolt {
-		bolt, err := raftboltdb.New(raftboltdb.Options{Path: boltPath, NoSync: noSync})
-		if err != nil {
-			return nil, err
-		}
-		return &stores{logs: bolt, stable: bolt, close: bolt.Close}, nil
+		return openBolt(boltPath, noSync)
 	}
-	if err := os.MkdirAll(walDir, 0o755); err != nil {
+	return openWAL(walDir, logger, log)
+}
+
+// openBolt opens a raft-boltdb log and checks every entry in it.
+func openBolt(path string, noSync bool) (st *stores, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = damaged(path, -1, 0, "bolt database unreadable: %v", p)
+		}
+	}()
+	bolt, err := raftboltdb.New(raftboltdb.Options{Path: path, NoSync: noSync, BoltOptions: &bbolt.Options{Timeout: time.Second, NoSync: noSync}})
+	if err != nil {
+		return nil, damaged(path, -1, 0, "cannot open: %v", err)
+	}
+	logs, err := newSumLog(bolt, bolt, path)
+	if err == nil {
+		err = checkAllEntries(logs, path)
+	}
+	if err != nil {
+		bolt.Close()
 		return nil, err
+	}
+	return &stores{logs: logs, stable: bolt, close: bolt.Close}, nil
+}
+
+// openWAL checks the segment files in dir, truncating a torn tail, and
+// opens them with raft-wal.
+func openWAL(dir string, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	_, torn, err := checkWAL(dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if torn != nil && log != nil {
+		log.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
+			"bytes", torn.bytes, "uncommitted_entries", torn.entries)
 	}
 	// raft-wal v0.4.0's Close leaves its metadata database open (and
 	// locked), so the WAL gets one it does not own and both are closed here.
 	meta := &metadb.BoltMetaDB{}
-	w, err := wal.Open(walDir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta))
+	defer func() {
+		if p := recover(); p != nil {
+			meta.Close()
+			err = damaged(dir, -1, 0, "raft-wal failed to open the log: %v", p)
+		}
+	}()
+	w, err := wal.Open(dir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta), wal.WithSegmentSize(walSegmentSize))
 	if err != nil {
 		meta.Close()
+		return nil, damaged(dir, -1, 0, "raft-wal cannot open the log: %v", err)
+	}
+	closeAll := func() error { return errors.Join(w.Close(), meta.Close()) }
+	logs, err := newSumLog(w, w, dir)
+	if err != nil {
+		closeAll()
 		return nil, err
 	}
-	return &stores{logs: w, stable: w, close: func() error { return errors.Join(w.Close(), meta.Close()) }}, nil
+	return &stores{logs: logs, stable: w, close: closeAll}, nil
 }
+
+// checkAllEntries reads every entry of logs, which checks its checksum.
+func checkAllEntries(logs *sumLog, file string) error {
+	first, err := logs.FirstIndex()
+	if err != nil {
+		return damaged(file, -1, 0, "%v", err)
+	}
+	last, err := logs.LastIndex()
+	if err != nil {
+		return damaged(file, -1, 0, "%v", err)
+	}
+	var l raft.Log
+	for i := first; i <= last && i > 0; i++ {
+		if err := logs.GetLog(i, &l); errors.Is(err, ErrDamaged) {
+			return err
+		} else if err != nil {
+			return damaged(file, -1, i, "%v", err)
+		}
+	}
+	return nil
+}
+
+// walSegmentSize is raft-wal's segment size; tests make it small to get
+// sealed segments.
+var walSegmentSize = wal.DefaultSegmentSize
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

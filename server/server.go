@@ -34,6 +34,10 @@ func WithNetwork(nw consensus.Network) Option { return func(s *Server) { s.netwo
 // WithLogger sets the server's logger; the default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
+// WithOnDamage sets what the server does when a log entry read while it
+// runs fails its checksum (consensus.Config.OnDamage); zkserver exits.
+func WithOnDamage(fn func(error)) Option { return func(s *Server) { s.onDamage = fn } }
+
 // Server is one zkraft server.
 type Server struct {
 	cfg     Config
@@ -56,6 +60,8 @@ type Server struct {
 	life    context.Context
 	endLife context.CancelFunc
 	network consensus.Network
+	// onDamage is consensus.Config.OnDamage.
+	onDamage func(error)
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -108,6 +114,13 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	// Listen before touching the data directory: a client port in use
+	// then fails the start before any log is created.
+	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("server: listen on %s: %w", addr, err)
+	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
 		Peers:           peers,
@@ -115,6 +128,7 @@ func (s *Server) Start(ctx context.Context) error {
 		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
 		Hook:            s.onApply,
 		Logger:          s.raftLogger(),
+		OnDamage:        s.onDamage,
 		Storage: consensus.Storage{
 			DataDir:        s.cfg.DataDir,
 			LogDir:         s.cfg.DataLogDir,
@@ -126,6 +140,7 @@ func (s *Server) Start(ctx context.Context) error {
 		MembershipTime:    s.clock.Now().UnixMilli(),
 	})
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	s.node = node
@@ -138,12 +153,6 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.wg.Add(1)
 	go s.watchRole(s.done)
-	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		s.Close()
-		return fmt.Errorf("server: listen on %s: %w", addr, err)
-	}
 	s.ln = ln
 	s.wg.Add(1)
 	go s.acceptLoop()

@@ -4,6 +4,13 @@
 //
 //	zkserver [zoo.cfg]
 //	zkserver -pprof host:port [zoo.cfg]
+//	zkserver verify DATADIR [DATALOGDIR]
+//	zkserver verify zoo.cfg
+//
+// verify checks a stopped server's data directory offline (package
+// diskcheck): every log entry's and snapshot's checksum and raft-wal's
+// framing, one line per file; it exits 1 if anything is damaged, and
+// refuses a directory a running server holds.
 //
 // With no arguments it serves an in-memory standalone server on
 // 127.0.0.1:2181. With one argument, the path of a zoo.cfg, it reads the

@@ -32,9 +32,12 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]")
+var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
 
 func run(args []string, log *slog.Logger) error {
+	if len(args) > 0 && args[0] == "verify" {
+		return runVerify(args[1:], os.Stdout)
+	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
@@ -57,7 +60,7 @@ func run(args []string, log *slog.Logger) error {
 		}
 		defer stopDebug()
 	}
-	srv, err := server.New(cfg, server.WithLogger(log))
+	srv, err := server.New(cfg, server.WithLogger(log), server.WithOnDamage(exitDamaged))
 	if err != nil {
 		return err
 	}
@@ -71,6 +74,15 @@ func run(args []string, log *slog.Logger) error {
 	<-ctx.Done()
 	log.Info("shutting down")
 	return srv.Shutdown()
+}
+
+// exitDamaged stops the process with one line when the log turns out
+// damaged while serving (Raft would otherwise panic on the error). Every
+// acknowledged write is already fsynced, and the kernel drops the dataDir
+// lock, so nothing needs closing first.
+func exitDamaged(err error) {
+	fmt.Fprintln(os.Stderr, "zkserver:", err)
+	os.Exit(1)
 }
 
 func loadConfig(args []string, log *slog.Logger) (server.Config, error) {
