@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 )
 
 // lockFileName is the lock a running server holds in its dataDir (and in
@@ -32,10 +31,10 @@ func lockDir(dir string) (*dirLock, error) {
 	if err != nil {
 		return nil, fmt.Errorf("consensus: lock %s: %w", dir, err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if busy, err := tryLock(f); err != nil || busy {
 		holder := readHolder(f)
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if busy {
 			return nil, fmt.Errorf("consensus: %w: %s is locked by process %s (%s); stop that server or give this one another dataDir",
 				ErrDirInUse, dir, holder, path)
 		}
