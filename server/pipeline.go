@@ -94,7 +94,7 @@ func (c *conn) dispatch(frame []byte) *pending {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
 	}
-	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Xid, hdr.Type)
+	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Type)
 	if faulty {
 		if p := c.faultBefore(f, hdr.Xid, hdr.Type); p != nil {
 			return p
