@@ -148,7 +148,17 @@ func (s *Server) bind(c *conn, id int64) {
 	}
 }
 
-// touch keeps the connection's session alive; any packet counts.
+// countsAsActivity reports whether a request of type op keeps its session
+// alive. As in ZooKeeper, which touches a session only for requests it
+// submits to its processor chain, auth and sasl packets do not: a client
+// that sends nothing else (kazoo retrying a SASL handshake the server does
+// not offer) lets its session expire and learns so, instead of looping for
+// ever. Pings and every other request, unknown opcodes included, count.
+func countsAsActivity(op wire.Op) bool {
+	return op != wire.OpAuth && op != wire.OpSASL
+}
+
+// touch keeps the connection's session alive (see countsAsActivity).
 func (s *Server) touch(c *conn) {
 	id := c.sessionID()
 	if id == 0 || c.readOnly.Load() {

@@ -88,7 +88,9 @@ func (c *conn) dispatch(frame []byte) *pending {
 		// ZooKeeper cannot read a request header: it drops the connection.
 		return &pending{final: true, ready: &reply{skip: true}}
 	}
-	c.srv.touch(c)
+	if countsAsActivity(hdr.Type) {
+		c.srv.touch(c)
+	}
 	c.cstats.request(hdr.Xid)
 	if hdr.Type == wire.OpCreateSession {
 		// A session is created by the handshake, never by a request.
