@@ -179,10 +179,19 @@ func readMulti(c *conn, req wire.Record, st *consensus.State) (wire.Record, erro
 	if isRead, mixed := m.Kind(); mixed || (!isRead && len(m.Ops) > 0) {
 		return nil, wire.CodeMarshallingError
 	}
+	// ZooKeeper fails at an op whose path is null, answering with the
+	// results of the ops before it (see nullFieldErr).
+	end, nullPath := m.NullPathOp()
+	if !nullPath {
+		end = len(m.Ops)
+	}
 	auth := c.authIDs()
-	res := make([]wire.MultiResult, 0, len(m.Ops))
-	for _, op := range m.Ops {
+	res := make([]wire.MultiResult, 0, end)
+	for _, op := range m.Ops[:end] {
 		res = append(res, readOne(op, auth, st))
+	}
+	if nullPath {
+		return nil, &replyError{code: wire.CodeMarshallingError, body: &wire.MultiResponse{Results: res}}
 	}
 	return &wire.MultiResponse{Results: res}, nil
 }
