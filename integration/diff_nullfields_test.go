@@ -22,13 +22,21 @@ func init() {
 // nullMark stands for a null string in a record given to withNulls.
 const nullMark = "/\x00null-field-mark"
 
+// emptyMark stands for an empty, non-null string in a record given to
+// withNulls (for records whose encoder writes "" as null).
+const emptyMark = "/\x00empty-field-mark"
+
 // withNulls encodes rec and turns every string equal to nullMark into a
-// null string (length -1).
+// null string (length -1), and every one equal to emptyMark into "".
 func withNulls(rec wire.Record) []byte {
-	var mark []byte
-	mark = binary.BigEndian.AppendUint32(mark, uint32(len(nullMark)))
-	mark = append(mark, nullMark...)
-	return bytes.ReplaceAll(wire.Marshal(rec), mark, []byte{0xff, 0xff, 0xff, 0xff})
+	b := wire.Marshal(rec)
+	for mark, with := range map[string][]byte{nullMark: {0xff, 0xff, 0xff, 0xff}, emptyMark: {0, 0, 0, 0}} {
+		var m []byte
+		m = binary.BigEndian.AppendUint32(m, uint32(len(mark)))
+		m = append(m, mark...)
+		b = bytes.ReplaceAll(b, m, with)
+	}
+	return b
 }
 
 // nullCase is one request with a null field, sent on its own connection.

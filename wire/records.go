@@ -336,20 +336,39 @@ type ReconfigRequest struct {
 	NewMembers string
 	// CurConfigID is the expected current config version, -1 for any.
 	CurConfigID int64
+	// newMembersSent is set by Decode when NewMembers was not null.
+	newMembersSent bool
 }
 
-// Encode implements Record.
+// NonIncremental reports whether the request names a full membership. As
+// in ZooKeeper, that is when newMembers is not null on the wire, even if it
+// is empty (then joining and leaving servers are ignored); a request built
+// in Go is non-incremental when NewMembers is not "".
+func (r *ReconfigRequest) NonIncremental() bool { return r.newMembersSent || r.NewMembers != "" }
+
+// Encode implements Record. Empty strings are written as null, as
+// ZooKeeper's clients send the lists they leave out, except an empty
+// NewMembers that was decoded non-null.
 func (r *ReconfigRequest) Encode(e *Encoder) {
-	e.String(r.JoiningServers)
-	e.String(r.LeavingServers)
-	e.String(r.NewMembers)
+	optionalString(e, r.JoiningServers, false)
+	optionalString(e, r.LeavingServers, false)
+	optionalString(e, r.NewMembers, r.newMembersSent)
 	e.Long(r.CurConfigID)
+}
+
+func optionalString(e *Encoder, s string, sent bool) {
+	if s == "" && !sent {
+		e.Int(-1)
+		return
+	}
+	e.String(s)
 }
 
 // Decode implements Record.
 func (r *ReconfigRequest) Decode(d *Decoder) {
 	r.JoiningServers = d.String()
 	r.LeavingServers = d.String()
+	r.newMembersSent = !d.PeekNull()
 	r.NewMembers = d.String()
 	r.CurConfigID = d.Long()
 }

@@ -1,0 +1,104 @@
+package integration
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/zkraft/zkraft/internal/realzk"
+	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// reconfigCheckCases are reconfig requests from a client without WRITE on
+// /zookeeper/config to a three-member ensemble (ids 1-3) with
+// reconfigEnabled; none may change the membership. Fields equal to
+// nullMark are sent null, as clients send the lists they leave out.
+func reconfigCheckCases() []struct {
+	desc string
+	req  wire.ReconfigRequest
+} {
+	const n, future = nullMark, int64(1) << 40
+	inc := func(joining, leaving string, version int64) wire.ReconfigRequest {
+		return wire.ReconfigRequest{JoiningServers: joining, LeavingServers: leaving, NewMembers: n, CurConfigID: version}
+	}
+	full := func(members string) wire.ReconfigRequest {
+		return wire.ReconfigRequest{JoiningServers: n, LeavingServers: n, NewMembers: members, CurConfigID: -1}
+	}
+	observer := "server.9=127.0.0.1:1:2:observer;3"
+	return []struct {
+		desc string
+		req  wire.ReconfigRequest
+	}{
+		{"malformed joining line", inc("some thing", n, -1)},
+		{"future config version", inc(n, "1", future)},
+		{"malformed line and future version", inc("some thing", n, future)},
+		{"valid observer joins", inc(observer, n, -1)},
+		{"nothing to change", inc(n, n, -1)},
+		{"leaving id not a number", inc(n, "abc", -1)},
+		{"joining id not a number", inc("server.x=127.0.0.1:1:2;3", n, -1)},
+		{"joining line without client port", inc("server.9=127.0.0.1:1:2:observer", n, -1)},
+		{"joining line with bad port", inc("server.9=127.0.0.1:x:2;3", n, -1)},
+		{"leaving two of three", inc(n, "1,2", -1)},
+		{"leaving list with blanks", inc(n, " 3 , ,", -1)},
+		{"empty non-null newMembers", full(emptyMark)},
+		{"newMembers unknown key", full("foo=bar")},
+		{"newMembers id not a number", full("server.x=127.0.0.1:1:2")},
+		{"newMembers observers only", full("server.1=127.0.0.1:1:2:observer")},
+		{"newMembers wins over joining", wire.ReconfigRequest{JoiningServers: "server.x=127.0.0.1:1:2;3", LeavingServers: n, NewMembers: emptyMark, CurConfigID: -1}},
+		{"null newMembers: joining counts", wire.ReconfigRequest{JoiningServers: "server.x=127.0.0.1:1:2;3", LeavingServers: n, NewMembers: n, CurConfigID: -1}},
+	}
+}
+
+// runReconfigChecks sends every case from one unauthenticated session and
+// returns one line per case: the code, and whether the reply's zxid is a
+// new one (ZooKeeper logs every refused reconfig as an error txn).
+func runReconfigChecks(t *testing.T, addr string) []string {
+	c, err := connectRaw(addr, 30000)
+	if err != nil {
+		t.Fatalf("connect %s: %v", addr, err)
+	}
+	defer c.Close()
+	var out []string
+	last := int64(-1)
+	for _, tc := range reconfigCheckCases() {
+		xid := c.NextXid()
+		err := c.WriteRaw(frame(xid, wire.OpReconfig, withNulls(&tc.req)))
+		var rep rawReply
+		if err == nil {
+			rep, err = c.ReadReply(xid)
+		}
+		if err != nil {
+			out = append(out, fmt.Sprintf("%s -> %v", tc.desc, rawErr(err)))
+			break
+		}
+		out = append(out, fmt.Sprintf("%s -> %s newZxid=%v", tc.desc, codeName(rep.Hdr.Err), rep.Hdr.Zxid > last))
+		last = rep.Hdr.Zxid
+	}
+	return out
+}
+
+// ZooKeeper checks a reconfig's arguments and version before its ACL
+// (PrepRequestProcessor), so a client without WRITE on /zookeeper/config
+// hears of a malformed request or a stale version first: kazoo's
+// TestReconfig relies on it. The same requests go to a three-server
+// Apache ZooKeeper 3.8 ensemble and a three-server zkraft cluster.
+func TestDiffReconfig_CheckOrder(t *testing.T) {
+	if ok, reason := realzk.Available(); !ok {
+		t.Skip(reason)
+	}
+	ens, err := realzk.StartEnsemble(t.TempDir(), 3, realzk.Options{ExtraConfig: map[string]string{"reconfigEnabled": "true"}})
+	if err != nil {
+		t.Fatalf("start Apache ZooKeeper ensemble: %v", err)
+	}
+	defer ens.Stop()
+	want := runReconfigChecks(t, ens.Addrs()[0])
+
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) { cfg.ReconfigEnabled = true }))
+	got := runReconfigChecks(t, c.Servers[c.Leader()].Addr())
+	if d := unifiedDiff(want, got, "zookeeper", "zkraft"); d != "" {
+		t.Errorf("reconfig answers differ:\n%s", d)
+	} else {
+		t.Logf("both servers answer:\n%s", strings.Join(want, "\n"))
+	}
+}
