@@ -18,12 +18,6 @@ type knownDifference struct {
 }
 
 var knownDifferences = map[string]knownDifference{
-	"null_fields": {
-		why: "A null id in a create's ACL fails in 3.8.0's fixupACL with a NullPointerException " +
-			"(MARSHALLINGERROR); zkraft decodes it as \"\" and answers INVALIDACL (both log the zxid).",
-		zookeeper:  []string{"N07 create null acl id -> xid=107 MARSHALLINGERROR zxid=Z6 body=0B"},
-		zkraftOnly: []string{"N07 create null acl id -> xid=107 INVALIDACL zxid=Z6? body=0B"},
-	},
 	"bad_opcodes": {
 		why: "A top-level check op gets UNIMPLEMENTED and a close, as ZooKeeper documents; " +
 			"3.8.0 never answers it and the session stalls until it expires.",
