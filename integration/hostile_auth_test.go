@@ -12,6 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -126,4 +127,22 @@ func TestHostileAuth_KazooSASLFailsInsteadOfLooping(t *testing.T) {
 			s.Clock.Advance(250 * time.Millisecond)
 		}
 	}
+}
+
+// kazoo's TestReconfig, run against a zkraft ensemble: from a client
+// without WRITE on /zookeeper/config, a malformed server line is
+// BADARGUMENTS and a future config version BADVERSION (ZooKeeper checks
+// both before the ACL); a valid change is NOAUTH.
+func TestHostileAuth_KazooReconfigChecks(t *testing.T) {
+	py := kazooPython(t)
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.ReconfigEnabled = true
+		cfg.SuperDigest = superDigest
+		cfg.MaxSessionTimeout = 20 * time.Second
+	}))
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, filepath.Join("testdata", "kazoo_reconfig.py"), c.Servers[c.Leader()].Addr()).CombinedOutput()
+	t.Logf("kazoo:\n%s", out)
+	require.NoError(t, err, "kazoo's reconfig checks failed:\n%s", out)
 }
