@@ -90,6 +90,13 @@ func diffNullPaths(s *sc) {
 		{"multiRead getData", wire.OpMultiRead, &wire.MultiRequest{Ops: []wire.MultiOp{opGetData(s.p("/n")), opGetData(n)}}},
 		{"multiRead getChildren", wire.OpMultiRead, &wire.MultiRequest{Ops: []wire.MultiOp{opGetChildren(n)}}},
 	})
+	// sync echoes its path: a null one comes back null, not empty.
+	sy := s.raw("SYNC")
+	if err := sy.WriteRaw(frame(7, wire.OpSync, withNulls(&wire.PathRequest{Path: n}))); err != nil {
+		s.abortf("sync: write: %v", err)
+	}
+	rep, err := sy.ReadReply(7)
+	sy.log("sync null path -> %s body=%x err=%v", codeName(rep.Hdr.Err), rep.Body, err)
 	setup.GetData(s.p("/n"), false)
 	setup.GetChildren(s.root, false)
 	setup.GetData("/", false)

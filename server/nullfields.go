@@ -11,7 +11,7 @@ import (
 // or BADARGUMENTS). This file holds those cases; the ones where ZooKeeper
 // checks the null itself (setData and setACL: BADARGUMENTS, as for "") or
 // never dereferences it (sync, addWatch, removeWatches, getEphemerals) need
-// nothing here.
+// nothing here (sync echoes the null path, as ZooKeeper: readSync).
 
 // nullPathFails lists the opcodes whose request starts with a path that
 // ZooKeeper dereferences before it checks it. Reads fail without a zxid;

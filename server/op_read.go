@@ -168,7 +168,8 @@ func prepareSync(c *conn, _ wire.Record) error {
 // readSync replies once the connection's earlier requests are done and
 // prepareSync has caught this server up with the leader.
 func readSync(_ *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
-	return &wire.SyncResponse{Path: req.(*wire.PathRequest).Path}, nil
+	r := req.(*wire.PathRequest)
+	return &wire.SyncResponse{Path: r.Path, Null: r.PathNull()}, nil
 }
 
 func readPing(*conn, wire.Record, *consensus.State) (wire.Record, error) { return nil, nil }

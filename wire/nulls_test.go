@@ -81,3 +81,17 @@ func TestSetWatches_NullPath(t *testing.T) {
 		t.Fatalf("SetWatches2 with a null persistent path: err %v, NullPath %v", err, w2.NullPath())
 	}
 }
+
+func TestPathRequest_NullPathEchoedNull(t *testing.T) {
+	var r PathRequest
+	if err := Unmarshal([]byte{0xff, 0xff, 0xff, 0xff}, &r, 0); err != nil || !r.PathNull() || r.Path != "" {
+		t.Fatalf("null path: %+v, err %v", r, err)
+	}
+	resp := SyncResponse{Path: r.Path, Null: r.PathNull()}
+	if b := Marshal(&resp); string(b) != "\xff\xff\xff\xff" {
+		t.Fatalf("echoed null path encodes as %x", b)
+	}
+	if b := Marshal(&SyncResponse{}); string(b) != "\x00\x00\x00\x00" {
+		t.Fatalf("empty path encodes as %x", b)
+	}
+}

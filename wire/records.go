@@ -132,13 +132,30 @@ func (r *DeleteContainerRequest) Decode(d *Decoder) { r.Path = string(d.take(d.R
 type PathRequest struct {
 	// Path is the node the request is about.
 	Path string
+	// null is set by Decode when the path arrived null (length -1).
+	null bool
 }
 
-// Encode implements Record.
-func (r *PathRequest) Encode(e *Encoder) { e.String(r.Path) }
+// PathNull reports whether the path arrived null (it decodes as "").
+func (r *PathRequest) PathNull() bool { return r.null }
+
+// Encode implements Record. A path that was decoded null is written null.
+func (r *PathRequest) Encode(e *Encoder) { nullableString(e, r.Path, r.null) }
 
 // Decode implements Record.
-func (r *PathRequest) Decode(d *Decoder) { r.Path = d.String() }
+func (r *PathRequest) Decode(d *Decoder) {
+	r.null = d.PeekNull()
+	r.Path = d.String()
+}
+
+// nullableString writes s, or a null string when null is set and s is "".
+func nullableString(e *Encoder, s string, null bool) {
+	if null && s == "" {
+		e.Int(-1)
+		return
+	}
+	e.String(s)
+}
 
 // GetACLRequest is the body of getACL (6).
 type GetACLRequest = PathRequest
@@ -153,13 +170,19 @@ type GetAllChildrenNumberRequest = PathRequest
 type PathResponse struct {
 	// Path is the echoed path.
 	Path string
+	// Null writes an empty Path as a null string, echoing a request whose
+	// path arrived null as ZooKeeper does (Decode sets it for a null path).
+	Null bool
 }
 
 // Encode implements Record.
-func (r *PathResponse) Encode(e *Encoder) { e.String(r.Path) }
+func (r *PathResponse) Encode(e *Encoder) { nullableString(e, r.Path, r.Null) }
 
 // Decode implements Record.
-func (r *PathResponse) Decode(d *Decoder) { r.Path = d.String() }
+func (r *PathResponse) Decode(d *Decoder) {
+	r.Null = d.PeekNull()
+	r.Path = d.String()
+}
 
 // SyncResponse is the reply to sync (9).
 type SyncResponse = PathResponse
