@@ -133,6 +133,28 @@ func diffNullFields(s *sc) {
 		{"setData null data", wire.OpSetData, &wire.SetDataRequest{Path: p, Version: -1}},
 		{"reconfig standalone null strings", wire.OpReconfig, &wire.ReconfigRequest{JoiningServers: n, LeavingServers: n, NewMembers: n, CurConfigID: -1}},
 	})
+	// The handshake with a null password, for a new session and for a
+	// reconnect to the setup session.
+	for i, c := range []struct {
+		desc string
+		req  wire.ConnectRequest
+	}{
+		{"connect new session, null passwd", wire.ConnectRequest{TimeOut: 30000, Passwd: []byte(n)}},
+		{"reconnect, null passwd", wire.ConnectRequest{TimeOut: 30000, SessionID: setup.Session.SessionID, Passwd: []byte(n)}},
+	} {
+		r := s.rawDial(fmt.Sprintf("H%d", i))
+		body := withNulls(&c.req)
+		if err := r.WriteRaw(append(binary.BigEndian.AppendUint32(nil, uint32(len(body))), body...)); err != nil {
+			r.log("%s: write -> %s", c.desc, rawErr(err))
+			continue
+		}
+		frames, closed, err := r.WaitClosed(noEventWithin)
+		var shapes []string
+		for _, f := range frames {
+			shapes = append(shapes, fmt.Sprintf("%dB", len(f.Body)+16))
+		}
+		r.log("%s -> frames=%v closed=%v err=%v", c.desc, shapes, closed, err)
+	}
 	setup.GetData(p, false)
 	setup.GetData(s.p("/d"), false)
 	setup.GetChildren(s.root, false)
