@@ -139,6 +139,7 @@ func TestHostileAuth_KazooReconfigChecks(t *testing.T) {
 		cfg.ReconfigEnabled = true
 		cfg.SuperDigest = superDigest
 		cfg.MaxSessionTimeout = 20 * time.Second
+		cfg.TickTime = steadyTick
 	}))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
