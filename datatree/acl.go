@@ -4,6 +4,7 @@ import (
 	"crypto/sha1"
 	"encoding/base64"
 	"encoding/binary"
+	"fmt"
 	"strconv"
 	"strings"
 
@@ -147,7 +148,8 @@ outer:
 // PrepRequestProcessor.fixupACL: duplicates are removed, an empty list, an
 // unknown scheme or an id its provider rejects is INVALIDACL, and the "auth"
 // scheme expands to every authenticated id of the caller (digest; not ip,
-// not super), INVALIDACL when there is none. The result may alias acl.
+// not super), INVALIDACL when there is none; an id that arrived null is
+// MARSHALLINGERROR where ZooKeeper dereferences it. The result may alias acl.
 func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
 	uniq := removeDuplicates(acl)
 	if len(uniq) == 0 {
@@ -170,12 +172,33 @@ func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
 			}
 			continue
 		}
+		if nullIDFails(a.ID) {
+			return nil, errNullID
+		}
 		if !validEntry(a) {
 			return nil, wire.CodeInvalidACL
 		}
 		out = append(out, a)
 	}
 	return out, nil
+}
+
+// errNullID is ZooKeeper's NullPointerException on an ACL id that arrived
+// null: MARSHALLINGERROR, and, not being a KeeperException, it fails a
+// whole multi rather than only its op (applyMulti).
+var errNullID = fmt.Errorf("%w: an ACL id is null", wire.CodeMarshallingError)
+
+// nullIDFails reports whether ZooKeeper's fixupACL fails on an entry whose
+// id arrived null (wire.NullIDField): world compares it with "anyone" and a
+// scheme's provider validates it, both throwing a NullPointerException,
+// which ZooKeeper answers with MARSHALLINGERROR. A null scheme is
+// INVALIDACL there (it is checked), and so is an unknown scheme.
+func nullIDFails(id wire.Id) bool {
+	if id.ID != wire.NullIDField {
+		return false
+	}
+	_, known := schemes[id.Scheme]
+	return known || id.Scheme == "world"
 }
 
 // validEntry checks a non-"auth" entry: world:anyone or an id its scheme's

@@ -127,3 +127,42 @@ func TestACLTableSharing(t *testing.T) {
 	require.Equal(t, base+1, e.tr.acls.live())
 	require.Len(t, e.tr.acls.entries, base+1, "released slots are reused")
 }
+
+func TestFixupACL_NullIDs(t *testing.T) {
+	null := wire.NullIDField
+	alice := digestAuth("alice:pw")
+	cases := []struct {
+		acl  []wire.ACL
+		want wire.Code
+	}{
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "world", ID: null}}}, wire.CodeMarshallingError},
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "digest", ID: null}}}, wire.CodeMarshallingError},
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "ip", ID: null}}}, wire.CodeMarshallingError},
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "nosuch", ID: null}}}, wire.CodeInvalidACL},
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: null, ID: "anyone"}}}, wire.CodeInvalidACL},
+		// ZooKeeper checks entries in order: an invalid one before stops it.
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "nosuch", ID: "x"}}, {Perms: wire.PermRead, ID: wire.Id{Scheme: "world", ID: null}}}, wire.CodeInvalidACL},
+		// "auth" ignores its id.
+		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "auth", ID: null}}}, wire.CodeOK},
+	}
+	for _, c := range cases {
+		_, err := fixupACL(c.acl, []wire.Id{alice})
+		require.Equal(t, c.want, wire.CodeOf(err), "%+v", c.acl)
+	}
+}
+
+// A null ACL id fails a whole multi (ZooKeeper's NullPointerException is
+// not a KeeperException), where an invalid ACL fails only its op.
+func TestApplyMulti_NullACLIDFailsTheWholeMulti(t *testing.T) {
+	e := newEnv(t, Config{})
+	nullACL := []wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "world", ID: wire.NullIDField}}}
+	req := &wire.MultiRequest{Ops: []wire.MultiOp{
+		{Type: wire.OpCreate, Record: &wire.CreateRequest{Path: "/ok", ACL: wire.OpenACLUnsafe}},
+		{Type: wire.OpCreate, Record: &wire.CreateRequest{Path: "/null", ACL: nullACL}},
+	}}
+	res := e.apply(wire.OpMulti, req)
+	require.Equal(t, wire.CodeMarshallingError, wire.CodeOf(res.Err))
+	require.Nil(t, res.Multi)
+	_, _, err := e.tr.GetData("/ok")
+	require.Equal(t, wire.CodeNoNode, wire.CodeOf(err), "the multi's first create is rolled back")
+}

@@ -1,6 +1,10 @@
 package datatree
 
-import "github.com/zkraft/zkraft/wire"
+import (
+	"errors"
+
+	"github.com/zkraft/zkraft/wire"
+)
 
 // multiOpOK reports whether op may appear in a write multi with a body of
 // the right type (MultiOperationRecord accepts create, create2,
@@ -45,6 +49,10 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 	for i, op := range req.Ops {
 		typ := effectiveOp(op)
 		out, err := t.applyOp(txn, typ, op.Record, &ev)
+		if errors.Is(err, errNullID) {
+			t.rollback(log)
+			return Result{Err: wire.CodeMarshallingError}
+		}
 		if err != nil {
 			t.rollback(log)
 			return Result{Multi: failedMulti(len(req.Ops), i, wire.CodeOf(err))}

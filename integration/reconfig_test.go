@@ -43,7 +43,8 @@ func TestReconfig_RemoveAndReaddAServer(t *testing.T) {
 	// Writes go on with two members; then the server is added back and catches up.
 	_, err = admin.Create("/while-out", nil, 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
-	_, err = admin.IncrementalReconfig([]string{serverKey(victimID) + "=" + line}, nil, st.Mzxid)
+	// As in ZooKeeper, a joining server's line names its client port too.
+	_, err = admin.IncrementalReconfig([]string{serverKey(victimID) + "=" + line + ";" + c.Servers[victim].Addr()}, nil, st.Mzxid)
 	require.NoError(t, err)
 	c.WaitForRole(victim, "follower")
 	back, _ := c.Connect(t, c.Servers[victim].Addr())
@@ -117,7 +118,7 @@ func TestReconfig_NewServerJoins(t *testing.T) {
 	require.NoError(t, s4.Start(context.Background()))
 	t.Cleanup(func() { s4.Close() })
 
-	_, err = admin.IncrementalReconfig([]string{"server.4=" + line4}, nil, -1)
+	_, err = admin.IncrementalReconfig([]string{"server.4=" + line4 + ";" + s4.Addr()}, nil, -1)
 	require.NoError(t, err)
 	deadline := time.Now().Add(20 * time.Second)
 	for s4.Role() != "follower" && time.Now().Before(deadline) {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -37,6 +38,11 @@ func parseServerLine(id int64, line string) (consensus.Peer, error) {
 	parts := strings.Split(strings.TrimSpace(addr), ":")
 	if len(parts) < 3 || len(parts) > 4 {
 		return consensus.Peer{}, fmt.Errorf("server.%d=%s: want host:peerPort:electionPort[:participant|observer]", id, line)
+	}
+	for _, port := range parts[1:3] {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return consensus.Peer{}, fmt.Errorf("server.%d=%s: port %q is not a number", id, line, port)
+		}
 	}
 	p := consensus.Peer{
 		ID:          id,

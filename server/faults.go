@@ -13,10 +13,17 @@ import (
 // Fault makes the server misbehave on purpose for the next client requests
 // that match it, so that a test can watch a client (or a recipe built on
 // one) cope with a slow server, an error, or a connection lost before or
-// after a request ran. Pings, auth and setWatches never match: only
-// requests a client sends with a non-negative xid do.
+// after a request ran.
+//
+// A fault stands for trouble with the client's own requests, so the
+// packets that keep a session and its connection going or end it (ping,
+// auth, sasl, setWatches, setWatches2, closeSession) are left alone by a fault whose Ops is empty;
+// they are matched by opcode, whatever xid the client gave them (Java's
+// client sends setWatches with xid -8, go-zookeeper with an ordinary
+// positive one). A fault that names one of them in Ops does match it.
 type Fault struct {
-	// Ops limits the fault to these opcodes; empty matches every request.
+	// Ops limits the fault to these opcodes; empty matches every request
+	// except the session-upkeep ones above.
 	Ops []wire.Op
 	// Session limits the fault to one session; 0 matches every session.
 	Session int64
@@ -92,14 +99,14 @@ func (l *faultList) clear() {
 }
 
 // take uses up one request's worth of the first fault matching it.
-func (l *faultList) take(session int64, xid int32, op wire.Op) (Fault, bool) {
-	if l.armed.Load() == 0 || xid < 0 {
+func (l *faultList) take(session int64, op wire.Op) (Fault, bool) {
+	if l.armed.Load() == 0 {
 		return Fault{}, false
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for i, f := range l.list {
-		if (f.Session != 0 && f.Session != session) || (len(f.Ops) > 0 && !slices.Contains(f.Ops, op)) {
+		if (f.Session != 0 && f.Session != session) || !f.matchesOp(op) {
 			continue
 		}
 		if f.Count--; f.Count == 0 {
@@ -109,6 +116,27 @@ func (l *faultList) take(session int64, xid int32, op wire.Op) (Fault, bool) {
 		return *f, true
 	}
 	return Fault{}, false
+}
+
+// matchesOp reports whether the fault applies to opcode op.
+func (f *Fault) matchesOp(op wire.Op) bool {
+	if len(f.Ops) > 0 {
+		return slices.Contains(f.Ops, op)
+	}
+	return !upkeepOp(op)
+}
+
+// upkeepOp reports whether op keeps a session or connection going (or
+// ends the session) rather than doing the client's work; an unfiltered
+// Fault leaves these alone, so a test's session-wide fault armed across a
+// reconnect hits the client's next real request, not its watch
+// re-registration, and never keeps a session from closing.
+func upkeepOp(op wire.Op) bool {
+	switch op {
+	case wire.OpPing, wire.OpAuth, wire.OpSASL, wire.OpSetWatches, wire.OpSetWatches2, wire.OpCloseSession:
+		return true
+	}
+	return false
 }
 
 // faultBefore applies the part of a fault that comes before the request

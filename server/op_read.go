@@ -168,7 +168,8 @@ func prepareSync(c *conn, _ wire.Record) error {
 // readSync replies once the connection's earlier requests are done and
 // prepareSync has caught this server up with the leader.
 func readSync(_ *conn, req wire.Record, _ *consensus.State) (wire.Record, error) {
-	return &wire.SyncResponse{Path: req.(*wire.PathRequest).Path}, nil
+	r := req.(*wire.PathRequest)
+	return &wire.SyncResponse{Path: r.Path, Null: r.PathNull()}, nil
 }
 
 func readPing(*conn, wire.Record, *consensus.State) (wire.Record, error) { return nil, nil }
@@ -179,10 +180,19 @@ func readMulti(c *conn, req wire.Record, st *consensus.State) (wire.Record, erro
 	if isRead, mixed := m.Kind(); mixed || (!isRead && len(m.Ops) > 0) {
 		return nil, wire.CodeMarshallingError
 	}
+	// ZooKeeper fails at an op whose path is null, answering with the
+	// results of the ops before it (see nullFieldErr).
+	end, nullPath := m.NullPathOp()
+	if !nullPath {
+		end = len(m.Ops)
+	}
 	auth := c.authIDs()
-	res := make([]wire.MultiResult, 0, len(m.Ops))
-	for _, op := range m.Ops {
+	res := make([]wire.MultiResult, 0, end)
+	for _, op := range m.Ops[:end] {
 		res = append(res, readOne(op, auth, st))
+	}
+	if nullPath {
+		return nil, &replyError{code: wire.CodeMarshallingError, body: &wire.MultiResponse{Results: res}}
 	}
 	return &wire.MultiResponse{Results: res}, nil
 }

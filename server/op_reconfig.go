@@ -58,8 +58,16 @@ func (s *Server) logFailure(xid int32, code wire.Code) *reply {
 	return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: zxid, Err: code}}
 }
 
-// checkReconfig applies ZooKeeper's checks in its order and returns the
-// new membership.
+// checkReconfig applies ZooKeeper 3.8's checks (PrepRequestProcessor) in
+// its order and returns the new membership: reconfigEnabled, an ensemble,
+// curConfigId (BADVERSION), the new membership (BADARGUMENTS, or
+// MARSHALLINGERROR where ZooKeeper fails to parse a number), enough voters,
+// and only then WRITE on /zookeeper/config (NOAUTH). So a client without
+// that permission learns of a malformed request or a stale version first.
+//
+// ZooKeeper also checks, before the ACL, that a quorum of the new
+// membership is connected and synced (NEWCONFIGNOQUORUM); zkraft learns
+// that only by making the change, which it does after the ACL check.
 func (s *Server) checkReconfig(c *conn, req *wire.ReconfigRequest) ([]consensus.Peer, error) {
 	if !s.cfg.ReconfigEnabled {
 		return nil, wire.CodeReconfigDisabled
@@ -67,82 +75,159 @@ func (s *Server) checkReconfig(c *conn, req *wire.ReconfigRequest) ([]consensus.
 	if !s.cfg.ensemble() {
 		return nil, wire.CodeUnimplemented
 	}
+	if req.CurConfigID != -1 && req.CurConfigID != s.node.ConfigVersion() {
+		return nil, wire.CodeBadVersion
+	}
+	members, err := newMembership(s.node.Peers(), req)
+	if err == nil {
+		err = s.checkVoters(members)
+	}
+	if err != nil {
+		s.log.Info("reconfig refused", "err", err)
+		return nil, err
+	}
 	var aclErr error
 	s.node.Read(func(st *consensus.State) { aclErr = st.Tree.CheckACL("/zookeeper/config", wire.PermWrite, c.authIDs()) })
 	if aclErr != nil {
 		return nil, aclErr
 	}
-	members, err := newMembership(s.node.Peers(), req)
-	if err != nil {
-		s.log.Info("reconfig refused", "err", err)
-		return nil, wire.CodeBadArguments
-	}
-	if req.CurConfigID != -1 && req.CurConfigID != s.node.ConfigVersion() {
-		return nil, wire.CodeBadVersion
-	}
 	return members, nil
 }
 
-// newMembership computes the membership a reconfig asks for.
-func newMembership(current []consensus.Peer, req *wire.ReconfigRequest) ([]consensus.Peer, error) {
-	byID := map[int64]consensus.Peer{}
-	if strings.TrimSpace(req.NewMembers) != "" {
-		if req.JoiningServers != "" || req.LeavingServers != "" {
-			return nil, fmt.Errorf("newMembers cannot be combined with joining or leaving servers")
-		}
-	} else {
-		for _, p := range current {
-			byID[p.ID] = p
-		}
-		for _, id := range splitList(req.LeavingServers) {
-			n, err := strconv.ParseInt(id, 10, 64)
-			if err != nil {
-				return nil, fmt.Errorf("leaving server %q is not a server id", id)
-			}
-			delete(byID, n)
-		}
-	}
-	joining := req.JoiningServers
-	if strings.TrimSpace(req.NewMembers) != "" {
-		joining = req.NewMembers
-	}
-	for _, line := range splitList(joining) {
-		p, err := parseMemberLine(line)
-		if err != nil {
-			return nil, err
-		}
-		byID[p.ID] = p
-	}
-	out := make([]consensus.Peer, 0, len(byID))
+// checkVoters refuses a membership with too few voters: two with
+// standaloneEnabled (ZooKeeper's default), else one.
+func (s *Server) checkVoters(members []consensus.Peer) error {
 	voters := 0
-	for _, p := range byID {
-		out = append(out, p)
+	for _, p := range members {
 		if !p.Observer {
 			voters++
 		}
 	}
-	if voters == 0 {
-		return nil, fmt.Errorf("the new membership has no voting member")
+	if voters < 1 || (s.cfg.StandaloneEnabled && voters < 2) {
+		return fmt.Errorf("%w: the new membership has %d voting members", wire.CodeBadArguments, voters)
+	}
+	return nil
+}
+
+// newMembership computes the membership a reconfig asks for. Errors wrap
+// the code ZooKeeper answers with.
+func newMembership(current []consensus.Peer, req *wire.ReconfigRequest) ([]consensus.Peer, error) {
+	byID := map[int64]consensus.Peer{}
+	var err error
+	if req.NonIncremental() {
+		err = fullMembership(byID, req.NewMembers)
+	} else {
+		err = incrementalMembership(byID, current, req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]consensus.Peer, 0, len(byID))
+	for _, p := range byID {
+		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
 }
 
-// parseMemberLine reads "server.N=host:peerPort:electionPort[:role][;client]".
-func parseMemberLine(line string) (consensus.Peer, error) {
-	key, value, ok := strings.Cut(strings.TrimSpace(line), "=")
-	idText, isServer := strings.CutPrefix(key, "server.")
-	id, err := strconv.ParseInt(idText, 10, 64)
-	if !ok || !isServer || err != nil {
-		return consensus.Peer{}, fmt.Errorf("%q is not a server.N=... line", line)
+// incrementalMembership applies leaving ids, then joining lines, to the
+// current membership; both lists are comma-separated, as in ZooKeeper.
+// Joining lines need all three ports (host:peer:election;client).
+func incrementalMembership(byID map[int64]consensus.Peer, current []consensus.Peer, req *wire.ReconfigRequest) error {
+	for _, p := range current {
+		byID[p.ID] = p
 	}
-	return parseServerLine(id, value)
+	for _, id := range splitList(req.LeavingServers) {
+		n, err := strconv.ParseInt(id, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: leaving server %q is not a server id", wire.CodeMarshallingError, id)
+		}
+		delete(byID, n)
+	}
+	for _, line := range splitList(req.JoiningServers) {
+		key, value, ok := strings.Cut(line, "=")
+		key, value = strings.TrimSpace(key), strings.TrimSpace(value)
+		if !ok || key == "" || value == "" || strings.Contains(value, "=") {
+			return fmt.Errorf("%w: joining server %q is not server.N=...", wire.CodeBadArguments, line)
+		}
+		id, err := strconv.ParseInt(key[strings.LastIndexByte(key, '.')+1:], 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: joining server %q has no numeric id", wire.CodeMarshallingError, line)
+		}
+		p, err := parseServerLine(id, value)
+		if err != nil {
+			return fmt.Errorf("%w: %v", wire.CodeBadArguments, err)
+		}
+		if p.Client == "" {
+			return fmt.Errorf("%w: joining server %q needs a client port (;port)", wire.CodeBadArguments, line)
+		}
+		byID[id] = p
+	}
+	return nil
 }
 
-// splitList splits ZooKeeper's comma- or newline-separated reconfig lists.
+// fullMembership reads a non-incremental member list: server.N=... lines
+// (and version=...), separated by commas or newlines, as ZooKeeper reads
+// them as properties.
+func fullMembership(byID map[int64]consensus.Peer, members string) error {
+	voters, observers := 0, 0
+	for _, line := range strings.FieldsFunc(members, func(r rune) bool { return r == ',' || r == '\n' }) {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' || line[0] == '!' {
+			continue
+		}
+		key, value := cutProperty(line)
+		if key == "version" {
+			continue
+		}
+		idText, isServer := strings.CutPrefix(key, "server.")
+		if !isServer {
+			// group.N and weight.N (hierarchical quorums) are not offered.
+			return fmt.Errorf("%w: unrecognised parameter %q", wire.CodeBadArguments, key)
+		}
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: %q has no numeric id", wire.CodeMarshallingError, key)
+		}
+		p, err := parseServerLine(id, value)
+		if err != nil {
+			return fmt.Errorf("%w: %v", wire.CodeBadArguments, err)
+		}
+		byID[id] = p
+	}
+	for _, p := range byID {
+		if p.Observer {
+			observers++
+		} else {
+			voters++
+		}
+	}
+	if observers > 0 && voters < 2 {
+		// ZooKeeper throws IllegalArgumentException here, which its prep
+		// step answers as an unexpected failure.
+		return fmt.Errorf("%w: observers without a quorum of participants", wire.CodeMarshallingError)
+	}
+	return nil
+}
+
+// cutProperty splits a java.util.Properties line at its first '=', ':' or
+// blank.
+func cutProperty(line string) (key, value string) {
+	i := strings.IndexAny(line, "=: \t")
+	if i < 0 {
+		return line, ""
+	}
+	key, value = line[:i], strings.TrimLeft(line[i:], " \t")
+	if value != "" && (value[0] == '=' || value[0] == ':') {
+		value = strings.TrimLeft(value[1:], " \t")
+	}
+	return key, value
+}
+
+// splitList splits a comma-separated reconfig list, dropping blanks.
 func splitList(s string) []string {
 	var out []string
-	for _, f := range strings.FieldsFunc(s, func(r rune) bool { return r == ',' || r == '\n' }) {
+	for _, f := range strings.Split(s, ",") {
 		if f = strings.TrimSpace(f); f != "" {
 			out = append(out, f)
 		}

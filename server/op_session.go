@@ -148,7 +148,17 @@ func (s *Server) bind(c *conn, id int64) {
 	}
 }
 
-// touch keeps the connection's session alive; any packet counts.
+// countsAsActivity reports whether a request of type op keeps its session
+// alive. As in ZooKeeper, which touches a session only for requests it
+// submits to its processor chain, auth and sasl packets do not: a client
+// that sends nothing else (kazoo retrying a SASL handshake the server does
+// not offer) lets its session expire and learns so, instead of looping for
+// ever. Pings and every other request, unknown opcodes included, count.
+func countsAsActivity(op wire.Op) bool {
+	return op != wire.OpAuth && op != wire.OpSASL
+}
+
+// touch keeps the connection's session alive (see countsAsActivity).
 func (s *Server) touch(c *conn) {
 	id := c.sessionID()
 	if id == 0 || c.readOnly.Load() {
@@ -230,26 +240,42 @@ func handleCloseSession(c *conn, xid int32, _ wire.Record) *pending {
 // super. Unknown schemes fail and close the connection, as in ZooKeeper.
 func handleAuth(c *conn, xid int32, req wire.Record) *pending {
 	a := req.(*wire.AuthPacket)
-	switch a.Scheme {
-	case "digest":
+	switch {
+	case a.Scheme == "digest" && a.Auth == nil:
+		// A null auth buffer (length -1): ZooKeeper's digest provider
+		// fails on it, so the auth fails and the connection closes.
+		return authFailed(c, xid)
+	case a.Scheme == "digest":
 		id := wire.Id{Scheme: "digest", ID: datatree.DigestID(string(a.Auth))}
 		c.addAuth(id)
 		if sd := c.srv.cfg.SuperDigest; sd != "" && id.ID == sd {
 			c.addAuth(wire.Id{Scheme: "super", ID: ""})
 		}
-	case "ip":
+	case a.Scheme == "ip":
 		// The connection already carries its address as an ip identity.
 	default:
-		p := c.finalError(xid, wire.CodeAuthFailed, authReplyZxid)
-		p.op = wire.OpAuth
-		return p
+		return authFailed(c, xid)
 	}
 	return readyReply(xid, wire.OpAuth, authReplyZxid, nil)
 }
 
-// handleSASL answers as a ZooKeeper server without SASL configured: an
-// empty challenge, and the connection stays unauthenticated.
-func handleSASL(_ *conn, xid int32, _ wire.Record) *pending {
+// authFailed answers AUTHFAILED and closes the connection, as ZooKeeper.
+func authFailed(c *conn, xid int32) *pending {
+	p := c.finalError(xid, wire.CodeAuthFailed, authReplyZxid)
+	p.op = wire.OpAuth
+	return p
+}
+
+// handleSASL answers as a ZooKeeper server without SASL configured: OK
+// with a null token, and the connection stays unauthenticated (kazoo's
+// SASL client then keeps sending tokens until its session expires, since
+// sasl packets are no session activity). A null client token (length -1)
+// makes ZooKeeper 3.8 fail in processSasl: it closes the connection
+// without a reply.
+func handleSASL(_ *conn, xid int32, req wire.Record) *pending {
+	if req.(*wire.SASLRequest).Token == nil {
+		return &pending{xid: xid, op: wire.OpSASL, start: time.Now(), final: true, ready: &reply{skip: true}}
+	}
 	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
 }
 

@@ -17,7 +17,8 @@ func watchOps() map[wire.Op]handler {
 }
 
 // anyNil reports whether a watch list was sent as a null vector, which
-// ZooKeeper fails to read (MARSHALLINGERROR).
+// ZooKeeper fails to read (MARSHALLINGERROR). A null path in a data, exist
+// or child list fails there too (NullPath), when ZooKeeper looks it up.
 func anyNil(lists ...[]string) bool {
 	for _, l := range lists {
 		if l == nil {
@@ -29,7 +30,7 @@ func anyNil(lists ...[]string) bool {
 
 func readSetWatches(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
 	r := req.(*wire.SetWatches)
-	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches) {
+	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches) || r.NullPath() {
 		return nil, wire.CodeMarshallingError
 	}
 	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)
@@ -38,7 +39,7 @@ func readSetWatches(c *conn, req wire.Record, st *consensus.State) (wire.Record,
 
 func readSetWatches2(c *conn, req wire.Record, st *consensus.State) (wire.Record, error) {
 	r := req.(*wire.SetWatches2)
-	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches, r.PersistentWatches, r.PersistentRecursiveWatches) {
+	if anyNil(r.DataWatches, r.ExistWatches, r.ChildWatches, r.PersistentWatches, r.PersistentRecursiveWatches) || r.NullPath() {
 		return nil, wire.CodeMarshallingError
 	}
 	c.srv.resetWatches(c, st, r.RelativeZxid, r.DataWatches, r.ExistWatches, r.ChildWatches)

@@ -88,13 +88,15 @@ func (c *conn) dispatch(frame []byte) *pending {
 		// ZooKeeper cannot read a request header: it drops the connection.
 		return &pending{final: true, ready: &reply{skip: true}}
 	}
-	c.srv.touch(c)
+	if countsAsActivity(hdr.Type) {
+		c.srv.touch(c)
+	}
 	c.cstats.request(hdr.Xid)
 	if hdr.Type == wire.OpCreateSession {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
 	}
-	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Xid, hdr.Type)
+	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Type)
 	if faulty {
 		if p := c.faultBefore(f, hdr.Xid, hdr.Type); p != nil {
 			return p
@@ -122,11 +124,19 @@ func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 	}
 	var decodeErr error
 	if rec != nil {
+		nullPath := d.PeekNull()
 		rec.Decode(d)
-		decodeErr = d.Err()
+		if decodeErr = d.Err(); decodeErr == nil {
+			decodeErr = nullFieldErr(hdr.Type, rec, nullPath)
+		}
 	}
 	p := &pending{xid: hdr.Xid, op: hdr.Type, start: time.Now(), req: rec}
+	var withBody *replyError
 	switch {
+	case errors.As(decodeErr, &withBody):
+		p = c.errorReply(hdr.Xid, hdr.Type, withBody.code)
+		p.ready.body = withBody.body
+		return p
 	case h.kind == kindWrite && c.readOnly.Load():
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeNotReadOnly)
 	case h.kind == kindWrite:
@@ -147,7 +157,7 @@ func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 // it consumes a zxid exactly as ZooKeeper's error txn does.
 func (c *conn) writeCommand(h *handler, op wire.Op, rec wire.Record, decodeErr error) *consensus.Command {
 	if decodeErr != nil {
-		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeMarshallingError}
+		return &consensus.Command{Kind: consensus.KindError, Code: wire.CodeOf(decodeErr)}
 	}
 	tc := new(txnCommand)
 	if err := h.prep(c, op, rec, &tc.txn); err != nil {
@@ -181,8 +191,11 @@ func (c *conn) runRead(h *handler, p *pending) *reply {
 	c.srv.node.Read(func(st *consensus.State) {
 		r.hdr.Zxid = st.LastZxid
 		body, err := h.read(c, p.req, st)
+		var withBody *replyError
 		if r.hdr.Err = wire.CodeOf(err); err == nil {
 			r.body = body
+		} else if errors.As(err, &withBody) {
+			r.body = withBody.body
 		}
 		// Writes queue their events while the state is write-locked, so
 		// the events queued by now (with setWatches' own) belong to what

@@ -89,6 +89,8 @@ type Decoder struct {
 	src     io.Reader
 	left    int64
 	shifted int
+	// nulls counts the strings read with length -1 (see Nulls).
+	nulls int
 }
 
 // NewDecoder returns a decoder over b. Buffers, strings and vectors whose
@@ -192,10 +194,14 @@ func (d *Decoder) Buffer() []byte {
 	return out
 }
 
-// String reads a length-prefixed string; length -1 gives "".
+// String reads a length-prefixed string; length -1 (Java's null) gives ""
+// and is counted by Nulls.
 func (d *Decoder) String() string {
 	n, ok := d.length()
 	if !ok {
+		if d.err == nil {
+			d.nulls++
+		}
 		return ""
 	}
 	return javaString(d.take(n))
@@ -220,6 +226,22 @@ func javaString(b []byte) string {
 		b = b[size:]
 	}
 	return sb.String()
+}
+
+// Nulls returns how many null strings (length -1) String has read. A null
+// string decodes as "", which a server must not take for a real value
+// where ZooKeeper would fail on the null (a null path answers
+// MARSHALLINGERROR there, where "" answers BADARGUMENTS or names "/").
+func (d *Decoder) Nulls() int { return d.nulls }
+
+// PeekNull reports whether the next four bytes are a length of -1, that
+// is whether the string or buffer about to be read is null. It reads
+// nothing.
+func (d *Decoder) PeekNull() bool {
+	if d.err != nil || len(d.b)-d.off < 4 {
+		return false
+	}
+	return binary.BigEndian.Uint32(d.b[d.off:]) == math.MaxUint32
 }
 
 // Count reads a vector count; -1 gives -1 (null vector). Counts that cannot

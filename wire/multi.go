@@ -59,7 +59,14 @@ type MultiOp struct {
 type MultiRequest struct {
 	// Ops are the ops in request order.
 	Ops []MultiOp
+	// nullPathOp is 1 + the index of the first op whose path was null on
+	// the wire (decoded as ""), or 0.
+	nullPathOp int
 }
+
+// NullPathOp returns the index of the first op whose path arrived null
+// (jute length -1), if any. Every multi op's record starts with its path.
+func (m *MultiRequest) NullPathOp() (int, bool) { return m.nullPathOp - 1, m.nullPathOp > 0 }
 
 // multiOpRecord returns a fresh request record for an op type allowed inside
 // a multi, or nil.
@@ -105,7 +112,7 @@ func (m *MultiRequest) Encode(e *Encoder) {
 // ErrUnknownMultiOp. Every op consumes at least a 9-byte header, so the
 // number of ops is bounded by the frame size.
 func (m *MultiRequest) Decode(d *Decoder) {
-	m.Ops = nil
+	m.Ops, m.nullPathOp = nil, 0
 	var h MultiHeader
 	for {
 		h.Decode(d)
@@ -116,6 +123,9 @@ func (m *MultiRequest) Decode(d *Decoder) {
 		if rec == nil {
 			d.Fail(ErrUnknownMultiOp)
 			return
+		}
+		if m.nullPathOp == 0 && d.PeekNull() {
+			m.nullPathOp = len(m.Ops) + 1
 		}
 		rec.Decode(d)
 		if d.Err() != nil {

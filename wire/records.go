@@ -132,13 +132,30 @@ func (r *DeleteContainerRequest) Decode(d *Decoder) { r.Path = string(d.take(d.R
 type PathRequest struct {
 	// Path is the node the request is about.
 	Path string
+	// null is set by Decode when the path arrived null (length -1).
+	null bool
 }
 
-// Encode implements Record.
-func (r *PathRequest) Encode(e *Encoder) { e.String(r.Path) }
+// PathNull reports whether the path arrived null (it decodes as "").
+func (r *PathRequest) PathNull() bool { return r.null }
+
+// Encode implements Record. A path that was decoded null is written null.
+func (r *PathRequest) Encode(e *Encoder) { nullableString(e, r.Path, r.null) }
 
 // Decode implements Record.
-func (r *PathRequest) Decode(d *Decoder) { r.Path = d.String() }
+func (r *PathRequest) Decode(d *Decoder) {
+	r.null = d.PeekNull()
+	r.Path = d.String()
+}
+
+// nullableString writes s, or a null string when null is set and s is "".
+func nullableString(e *Encoder, s string, null bool) {
+	if null && s == "" {
+		e.Int(-1)
+		return
+	}
+	e.String(s)
+}
 
 // GetACLRequest is the body of getACL (6).
 type GetACLRequest = PathRequest
@@ -153,13 +170,19 @@ type GetAllChildrenNumberRequest = PathRequest
 type PathResponse struct {
 	// Path is the echoed path.
 	Path string
+	// Null writes an empty Path as a null string, echoing a request whose
+	// path arrived null as ZooKeeper does (Decode sets it for a null path).
+	Null bool
 }
 
 // Encode implements Record.
-func (r *PathResponse) Encode(e *Encoder) { e.String(r.Path) }
+func (r *PathResponse) Encode(e *Encoder) { nullableString(e, r.Path, r.Null) }
 
 // Decode implements Record.
-func (r *PathResponse) Decode(d *Decoder) { r.Path = d.String() }
+func (r *PathResponse) Decode(d *Decoder) {
+	r.Null = d.PeekNull()
+	r.Path = d.String()
+}
 
 // SyncResponse is the reply to sync (9).
 type SyncResponse = PathResponse
@@ -336,20 +359,39 @@ type ReconfigRequest struct {
 	NewMembers string
 	// CurConfigID is the expected current config version, -1 for any.
 	CurConfigID int64
+	// newMembersSent is set by Decode when NewMembers was not null.
+	newMembersSent bool
 }
 
-// Encode implements Record.
+// NonIncremental reports whether the request names a full membership. As
+// in ZooKeeper, that is when newMembers is not null on the wire, even if it
+// is empty (then joining and leaving servers are ignored); a request built
+// in Go is non-incremental when NewMembers is not "".
+func (r *ReconfigRequest) NonIncremental() bool { return r.newMembersSent || r.NewMembers != "" }
+
+// Encode implements Record. Empty strings are written as null, as
+// ZooKeeper's clients send the lists they leave out, except an empty
+// NewMembers that was decoded non-null.
 func (r *ReconfigRequest) Encode(e *Encoder) {
-	e.String(r.JoiningServers)
-	e.String(r.LeavingServers)
-	e.String(r.NewMembers)
+	optionalString(e, r.JoiningServers, false)
+	optionalString(e, r.LeavingServers, false)
+	optionalString(e, r.NewMembers, r.newMembersSent)
 	e.Long(r.CurConfigID)
+}
+
+func optionalString(e *Encoder, s string, sent bool) {
+	if s == "" && !sent {
+		e.Int(-1)
+		return
+	}
+	e.String(s)
 }
 
 // Decode implements Record.
 func (r *ReconfigRequest) Decode(d *Decoder) {
 	r.JoiningServers = d.String()
 	r.LeavingServers = d.String()
+	r.newMembersSent = !d.PeekNull()
 	r.NewMembers = d.String()
 	r.CurConfigID = d.Long()
 }

@@ -91,7 +91,13 @@ type SetWatches struct {
 	ExistWatches []string
 	// ChildWatches are paths with child watches.
 	ChildWatches []string
+	// nullPath is set when one of the lists above held a null string.
+	nullPath bool
 }
+
+// NullPath reports whether a data, exist or child watch path arrived null
+// (jute length -1; it decodes as "").
+func (r *SetWatches) NullPath() bool { return r.nullPath }
 
 // Encode implements Record.
 func (r *SetWatches) Encode(e *Encoder) {
@@ -103,10 +109,12 @@ func (r *SetWatches) Encode(e *Encoder) {
 
 // Decode implements Record.
 func (r *SetWatches) Decode(d *Decoder) {
+	nulls := d.Nulls()
 	r.RelativeZxid = d.Long()
 	r.DataWatches = d.Strings()
 	r.ExistWatches = d.Strings()
 	r.ChildWatches = d.Strings()
+	r.nullPath = d.Nulls() > nulls
 }
 
 // SetWatches2 is the body of setWatches2 (105): SetWatches plus persistent
@@ -124,7 +132,14 @@ type SetWatches2 struct {
 	PersistentWatches []string
 	// PersistentRecursiveWatches are paths with persistent recursive watches.
 	PersistentRecursiveWatches []string
+	// nullPath is set when a data, exist or child watch path was null.
+	nullPath bool
 }
+
+// NullPath reports whether a data, exist or child watch path arrived null
+// (jute length -1; it decodes as ""). Null persistent watch paths are not
+// reported: ZooKeeper 3.8 accepts those.
+func (r *SetWatches2) NullPath() bool { return r.nullPath }
 
 // Encode implements Record.
 func (r *SetWatches2) Encode(e *Encoder) {
@@ -138,10 +153,12 @@ func (r *SetWatches2) Encode(e *Encoder) {
 
 // Decode implements Record.
 func (r *SetWatches2) Decode(d *Decoder) {
+	nulls := d.Nulls()
 	r.RelativeZxid = d.Long()
 	r.DataWatches = d.Strings()
 	r.ExistWatches = d.Strings()
 	r.ChildWatches = d.Strings()
+	r.nullPath = d.Nulls() > nulls
 	r.PersistentWatches = d.Strings()
 	r.PersistentRecursiveWatches = d.Strings()
 }

@@ -51,16 +51,39 @@ type Id struct {
 	ID     string
 }
 
+// NullIDField is what Id.Decode stores for a null scheme or id (jute
+// length -1), and Id.Encode writes back as null. It is not valid UTF-8, so
+// no string decoded from the wire equals it. ZooKeeper keeps Java's null
+// there and fails on it in some places where "" would be refused
+// differently (an ACL world:null is MARSHALLINGERROR, world:"" INVALIDACL).
+const NullIDField = "\xff<null>"
+
 // Encode implements Record.
 func (i *Id) Encode(e *Encoder) {
-	e.String(i.Scheme)
-	e.String(i.ID)
+	idString(e, i.Scheme)
+	idString(e, i.ID)
+}
+
+func idString(e *Encoder, s string) {
+	if s == NullIDField {
+		e.Int(-1)
+		return
+	}
+	e.String(s)
 }
 
 // Decode implements Record.
 func (i *Id) Decode(d *Decoder) {
-	i.Scheme = d.String()
-	i.ID = d.String()
+	i.Scheme = idField(d)
+	i.ID = idField(d)
+}
+
+func idField(d *Decoder) string {
+	if d.PeekNull() {
+		_ = d.String() // consumes the null length
+		return NullIDField
+	}
+	return d.String()
 }
 
 // ACL grants Perms to an Id.
