@@ -273,30 +273,6 @@ func (n *Node) waitLeader(ctx context.Context) error {
 	return n.raft.Barrier(0).Error()
 }
 
-func raftLogger(l *slog.Logger) hclog.Logger {
-	if l == nil {
-		return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: io.Discard, Level: hclog.Off})
-	}
-	// Raft's warnings are routine here (every start "times out" into its
-	// election); only its errors reach the server's log.
-	return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: slogWriter{l}, Level: hclog.Error})
-}
-
-// slogWriter forwards hclog lines to slog at error level.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Error(string(trimNewline(p)), "component", "raft")
-	return len(p), nil
-}
-
-func trimNewline(p []byte) []byte {
-	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
-		p = p[:len(p)-1]
-	}
-	return p
-}
-
 // Future is a pending proposal.
 type Future struct {
 	raftFut raft.ApplyFuture // set when this node led and appended it itself

@@ -147,12 +147,9 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) raftLogger() *slog.Logger {
-	if s.log.Enabled(context.Background(), slog.LevelWarn) {
-		return s.log
-	}
-	return nil
-}
+// raftLogger is the logger Raft's own lines go to (see consensus's bridge,
+// which lowers the routine ones to debug).
+func (s *Server) raftLogger() *slog.Logger { return s.log }
 
 // Addr returns the client address the server listens on.
 func (s *Server) Addr() string {
