@@ -304,6 +304,9 @@ func (p *Future) Wait() (*Applied, error) {
 // follows, without waiting. Proposals made one after another from one
 // goroutine are applied in that order.
 func (n *Node) ProposeAsync(cmd *Command) *Future {
+	if err := n.stores.diskErr(); err != nil {
+		return &Future{err: err}
+	}
 	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
 	seq, ch := n.fsm.waiters.register(cmd, !lead)
 	cmd.Origin, cmd.Seq = n.fsm.self, seq
@@ -508,6 +511,7 @@ func (n *Node) Close() error {
 	if n.health != nil {
 		n.health.stop(n.raft)
 	}
+	n.stores.abortWaits() // an append waiting for disk space
 	err := n.raft.Shutdown().Error()
 	n.fsm.waiters.failAll(ErrShutdown)
 	n.closeStores()

@@ -101,12 +101,16 @@ func (h *slogHCLog) level2slog(level hclog.Level, msg string, args []any) slog.L
 	return slog.LevelError
 }
 
-// peerGone reports whether the record's error only says a connection ended.
+// peerGone reports whether the record's error only says a connection ended
+// or that the log disk is full (both reported once elsewhere).
 func peerGone(args []any) bool {
 	for i := 1; i < len(args); i += 2 {
 		err, ok := args[i].(error)
 		if !ok {
 			continue
+		}
+		if isDiskFull(err) {
+			return true // the server reports a full disk once, not per append
 		}
 		for _, g := range goneErrors {
 			if errors.Is(err, g) {

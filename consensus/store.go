@@ -25,6 +25,8 @@ type Storage struct {
 	NoSync bool
 	// SnapshotRetain is how many snapshots to keep (at least 1).
 	SnapshotRetain int
+	// Faults, when set, lets a test make the log disk look full.
+	Faults *DiskFaults
 }
 
 // Durable reports whether the node writes to disk.
@@ -40,6 +42,9 @@ type stores struct {
 	// applied entries once Raft is bound to it (see memLogStore.trim);
 	// nil otherwise.
 	window *memLogStore
+	// guard keeps a durable node serving while its log disk is full
+	// (diskguard.go); nil in memory.
+	guard *diskGuard
 }
 
 // bind tells the stores about the Raft instance that uses them.
@@ -47,6 +52,7 @@ func (st *stores) bind(r *raft.Raft) {
 	if st.window != nil {
 		st.window.setApplied(r.AppliedIndex)
 	}
+	st.bindGuard(r)
 }
 
 // Directory names under dataDir and dataLogDir. ZooKeeper's own files live
@@ -90,7 +96,8 @@ func openStores(s Storage, standalone bool, logger hclog.Logger) (*stores, error
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
-	return st, nil
+	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, logger) }
+	return guardStores(st, logDir, reopen, s.Faults, standalone), nil
 }
 
 // openDurableLog opens the log and stable store in logDir. A log that is

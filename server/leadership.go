@@ -116,6 +116,7 @@ func (s *Server) watchRole(done <-chan struct{}) {
 	stopObserving := s.node.Observe(events.log)
 	defer stopObserving()
 	events.current() // a leader elected before Observe was registered
+	var disk diskWatch
 	tick := time.NewTicker(s.cfg.TickTime)
 	defer tick.Stop()
 	for {
@@ -127,6 +128,7 @@ func (s *Server) watchRole(done <-chan struct{}) {
 				s.stopLeading()
 			}
 		case <-tick.C:
+			disk.check(s)
 			s.node.Touch(s.touched.drain())
 			if s.node.HasLeader() {
 				s.dropClients("quorum is back", (*conn).isReadOnly)

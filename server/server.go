@@ -30,6 +30,10 @@ func WithClock(c session.Clock) Option { return func(s *Server) { s.clock = c } 
 // fault-injecting network in tests); the default is TCP.
 func WithNetwork(nw consensus.Network) Option { return func(s *Server) { s.network = nw } }
 
+// WithDiskFaults lets a test make the log disk of a server with a dataDir
+// look full (see consensus.DiskFaults).
+func WithDiskFaults(f *consensus.DiskFaults) Option { return func(s *Server) { s.diskFaults = f } }
+
 // WithLogger sets the server's logger; the default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
@@ -55,6 +59,8 @@ type Server struct {
 	life    context.Context
 	endLife context.CancelFunc
 	network consensus.Network
+	// diskFaults is the test hook of WithDiskFaults.
+	diskFaults *consensus.DiskFaults
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -115,6 +121,7 @@ func (s *Server) Start(ctx context.Context) error {
 			LogDir:         s.cfg.DataLogDir,
 			NoSync:         !s.cfg.ForceSync,
 			SnapshotRetain: max(s.cfg.SnapRetainCount, 3),
+			Faults:         s.diskFaults,
 		},
 		SnapshotThreshold: s.cfg.SnapCount,
 		Network:           s.network,
