@@ -133,6 +133,11 @@ func (st *stores) abortWaits() {
 	}
 }
 
+// StopWaitingForDisk makes a log append that waits for disk space fail
+// now (the writes waiting on it fail as if leadership was lost), so that a
+// server can close connections that wait for those writes before Close.
+func (n *Node) StopWaitingForDisk() { n.stores.abortWaits() }
+
 // diskErr returns ErrDiskFull while the log disk is full.
 func (st *stores) diskErr() error {
 	if st.guard != nil && st.guard.full.Load() {

@@ -202,6 +202,9 @@ func (s *Server) Close() error {
 		c.close()
 	}
 	s.stopLeading()
+	if s.node != nil {
+		s.node.StopWaitingForDisk() // requests waiting for a full disk
+	}
 	s.wg.Wait()
 	s.stopLeading() // in case the role watcher started them while closing
 	if s.node != nil {
