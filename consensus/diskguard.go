@@ -218,15 +218,18 @@ func (g *diskGuard) StoreLogs(logs []*raft.Log) error {
 }
 
 func (g *diskGuard) enter(err error) {
-	if g.full.CompareAndSwap(false, true) {
-		g.since.Store(time.Now().UnixNano())
-	}
 	// Report what the disk says rather than raft-wal's "segment is
 	// sealed", which hides its cause.
 	if perr := g.probe(); perr != nil {
 		err = perr
 	}
 	g.setCause(err)
+	// Only Raft's one appending goroutine gets here: no race between the
+	// check and the stores.
+	if !g.full.Load() {
+		g.since.Store(time.Now().UnixNano())
+		g.full.Store(true)
+	}
 }
 
 func (g *diskGuard) leave() { g.full.Store(false) }
