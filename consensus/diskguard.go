@@ -86,6 +86,7 @@ type diskGuard struct {
 	inner *stores      // nil only if a reopen failed after closing the old log
 
 	dir    string                  // the log directory
+	need   int64                   // bytes the probe asks for
 	reopen func() (*stores, error) // nil when reopening cannot help (raft-boltdb)
 	faults *DiskFaults
 	// failFast reports whether an append should fail at once rather than
@@ -110,10 +111,13 @@ func isDiskFull(err error) bool {
 // guardStores puts a diskGuard in front of the durable log and stable
 // store st opened in dir; reopen opens them again.
 func guardStores(st *stores, dir string, reopen func() (*stores, error), faults *DiskFaults, standalone bool) *stores {
+	need := int64(segmentSize + probeMargin)
 	if _, ok := st.logs.(*wal.WAL); !ok {
-		reopen = nil
+		// raft-boltdb grows its file a little at a time and recovers from
+		// a failed transaction by itself: a retry needs room, not a reopen.
+		reopen, need = nil, probeMargin
 	}
-	g := &diskGuard{inner: st, dir: dir, reopen: reopen, faults: faults, standalone: standalone, aborted: make(chan struct{})}
+	g := &diskGuard{inner: st, dir: dir, need: need, reopen: reopen, faults: faults, standalone: standalone, aborted: make(chan struct{})}
 	return &stores{logs: g, stable: g, snaps: st.snaps, close: g.close, guard: g}
 }
 
@@ -262,7 +266,8 @@ func (g *diskGuard) repair() error {
 	return nil
 }
 
-// probe allocates and removes a trial file the size of a new segment.
+// probe allocates and removes a trial file the size of a new segment
+// (raft-wal) or of probeMargin (raft-boltdb).
 func (g *diskGuard) probe() error {
 	if err := g.faults.err(); err != nil {
 		return err
@@ -272,7 +277,7 @@ func (g *diskGuard) probe() error {
 	if err != nil {
 		return err
 	}
-	err = allocate(f, segmentSize+probeMargin)
+	err = allocate(f, g.need)
 	f.Close()
 	if rerr := os.Remove(path); err == nil && rerr != nil {
 		err = rerr

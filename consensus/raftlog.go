@@ -162,7 +162,12 @@ func appendPairs(attrs []slog.Attr, kv []any) []slog.Attr {
 func value(v any) any {
 	switch x := v.(type) {
 	case hclog.Format:
-		return fmt.Sprintf(x[0].(string), x[1:]...)
+		if len(x) > 0 {
+			if f, ok := x[0].(string); ok {
+				return fmt.Sprintf(f, x[1:]...)
+			}
+		}
+		return fmt.Sprint([]any(x)...)
 	case error:
 		return x.Error()
 	}
