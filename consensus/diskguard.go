@@ -32,13 +32,18 @@ import (
 // disk is no longer full and writes resume by themselves. Only an ensemble
 // leader gets the error at once: Raft then steps down and a member with
 // room in its log takes over, instead of the whole ensemble waiting for
-// this disk. A follower waits like a standalone server; its leader keeps
-// committing with the other members.
+// this disk; while full, the member waits five times longer than usual
+// before it stands for election, so one with room wins. A follower waits
+// like a standalone server; its leader keeps committing with the others.
 
 // ErrDiskFull is returned for proposals while this server's log disk is
 // full. Clients get ZooKeeper's NOTREADONLY: the server still serves
 // reads, but refuses state changes.
 var ErrDiskFull = fmt.Errorf("consensus: the log's disk is full; writes are refused until space returns: %w", wire.CodeNotReadOnly)
+
+// fullDiskElectionSlowdown multiplies the election timeouts of an
+// ensemble member while its disk is full.
+const fullDiskElectionSlowdown = 5
 
 // diskProbeInterval is how often a full log disk is checked for space.
 var diskProbeInterval = 500 * time.Millisecond
@@ -93,6 +98,11 @@ type diskGuard struct {
 	// wait (an ensemble leader); nil means always wait.
 	failFast   func() bool
 	standalone bool
+	// slowElections, in an ensemble, makes this member stand for election
+	// only after a much longer silence while its disk is full (on) and
+	// restores its timeouts (off), so a member with room wins the
+	// elections its step-down causes.
+	slowElections func(on bool)
 
 	full    atomic.Bool
 	since   atomic.Int64 // unix nanoseconds
@@ -126,6 +136,18 @@ func guardStores(st *stores, dir string, reopen func() (*stores, error), faults 
 func (st *stores) bindGuard(r *raft.Raft) {
 	if st.guard != nil && !st.guard.standalone {
 		st.guard.failFast = func() bool { return r.State() == raft.Leader }
+		var saved raft.ReloadableConfig
+		st.guard.slowElections = func(on bool) {
+			rc := r.ReloadableConfig()
+			if on {
+				saved = rc
+				rc.HeartbeatTimeout *= fullDiskElectionSlowdown
+				rc.ElectionTimeout *= fullDiskElectionSlowdown
+			} else {
+				rc.HeartbeatTimeout, rc.ElectionTimeout = saved.HeartbeatTimeout, saved.ElectionTimeout
+			}
+			r.ReloadConfig(rc) // only fails for invalid values, which these are not
+		}
 	}
 }
 
@@ -233,10 +255,17 @@ func (g *diskGuard) enter(err error) {
 	if !g.full.Load() {
 		g.since.Store(time.Now().UnixNano())
 		g.full.Store(true)
+		if g.slowElections != nil {
+			g.slowElections(true)
+		}
 	}
 }
 
-func (g *diskGuard) leave() { g.full.Store(false) }
+func (g *diskGuard) leave() {
+	if g.full.Swap(false) && g.slowElections != nil {
+		g.slowElections(false)
+	}
+}
 
 func (g *diskGuard) setCause(err error) {
 	s := err.Error()
