@@ -15,6 +15,12 @@
 // local state. Both channels listen and dial through a Network, which tests
 // replace to cut links. docs/zab-and-raft.md maps all of this onto ZAB.
 //
+// A durable log sits behind a guard (diskguard.go) that turns a full disk
+// into a read-only state (ErrDiskFull) instead of Raft's step-down and
+// re-election, and resumes by itself when space returns. Raft's own log
+// lines reach the server's slog logger as native records (raftlog.go), and
+// Observe reports leader changes and peer outages once each.
+//
 // It must not decode client requests or know about connections: the server
 // turns requests into datatree.Txn values and proposes them here.
 package consensus
