@@ -20,6 +20,12 @@
 // opens them (walscan.go, walcheck.go, snapcheck.go); Verify runs the same
 // checks offline for package diskcheck. docs/on-disk.md describes the files.
 //
+// A durable log sits behind a guard (diskguard.go) that turns a full disk
+// into a read-only state (ErrDiskFull) instead of Raft's step-down and
+// re-election, and resumes by itself when space returns. Raft's own log
+// lines reach the server's slog logger as native records (raftlog.go), and
+// Observe reports leader changes and peer outages once each.
+//
 // It must not decode client requests or know about connections: the server
 // turns requests into datatree.Txn values and proposes them here.
 package consensus

@@ -57,7 +57,7 @@ func BenchmarkCheckWAL(b *testing.B) {
 	b.SetBytes(size)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if _, _, err := checkWAL(dir, false); err != nil {
+		if _, _, err := checkWAL(dir, false, false); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -115,9 +115,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if sl, ok := st.logs.(*sumLog); ok && cfg.OnDamage != nil {
+	if cfg.OnDamage != nil {
 		dataDir := cfg.Storage.DataDir
-		sl.onDamage = func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) }
+		st.setOnDamage(func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) })
 	}
 	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network}
 	if n.network == nil {
@@ -305,30 +305,6 @@ func (n *Node) waitLeader(ctx context.Context) error {
 	return n.raft.Barrier(0).Error()
 }
 
-func raftLogger(l *slog.Logger) hclog.Logger {
-	if l == nil {
-		return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: io.Discard, Level: hclog.Off})
-	}
-	// Raft's warnings are routine here (every start "times out" into its
-	// election); only its errors reach the server's log.
-	return hclog.New(&hclog.LoggerOptions{Name: "raft", Output: slogWriter{l}, Level: hclog.Error})
-}
-
-// slogWriter forwards hclog lines to slog at error level.
-type slogWriter struct{ l *slog.Logger }
-
-func (w slogWriter) Write(p []byte) (int, error) {
-	w.l.Error(string(trimNewline(p)), "component", "raft")
-	return len(p), nil
-}
-
-func trimNewline(p []byte) []byte {
-	for len(p) > 0 && (p[len(p)-1] == '\n' || p[len(p)-1] == '\r') {
-		p = p[:len(p)-1]
-	}
-	return p
-}
-
 // Future is a pending proposal.
 type Future struct {
 	raftFut raft.ApplyFuture // set when this node led and appended it itself
@@ -360,6 +336,9 @@ func (p *Future) Wait() (*Applied, error) {
 // follows, without waiting. Proposals made one after another from one
 // goroutine are applied in that order.
 func (n *Node) ProposeAsync(cmd *Command) *Future {
+	if err := n.stores.diskErr(); err != nil {
+		return &Future{err: err}
+	}
 	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
 	seq, ch := n.fsm.waiters.register(cmd, !lead)
 	cmd.Origin, cmd.Seq = n.fsm.self, seq
@@ -564,6 +543,7 @@ func (n *Node) Close() error {
 	if n.health != nil {
 		n.health.stop(n.raft)
 	}
+	n.stores.abortWaits() // an append waiting for disk space
 	err := n.raft.Shutdown().Error()
 	n.fsm.waiters.failAll(ErrShutdown)
 	n.closeStores()

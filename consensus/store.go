@@ -28,6 +28,8 @@ type Storage struct {
 	NoSync bool
 	// SnapshotRetain is how many snapshots to keep (at least 1).
 	SnapshotRetain int
+	// Faults, when set, lets a test make the log disk look full.
+	Faults *DiskFaults
 }
 
 // Durable reports whether the node writes to disk.
@@ -47,6 +49,9 @@ type stores struct {
 	// applied entries once Raft is bound to it (see memLogStore.trim);
 	// nil otherwise.
 	window *memLogStore
+	// guard keeps a durable node serving while its log disk is full
+	// (diskguard.go); nil in memory.
+	guard *diskGuard
 }
 
 // bind tells the stores about the Raft instance that uses them.
@@ -54,6 +59,7 @@ func (st *stores) bind(r *raft.Raft) {
 	if st.window != nil {
 		st.window.setApplied(r.AppliedIndex)
 	}
+	st.bindGuard(r)
 }
 
 // Directory names under dataDir and dataLogDir. ZooKeeper's own files live
@@ -98,7 +104,7 @@ func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logge
 		fresh.remove()
 		return nil, err
 	}
-	st, err := openLocked(s, logDir, logger, log)
+	st, err := openLocked(s, logDir, standalone, logger, log)
 	if err != nil {
 		locks.unlock()
 		fresh.remove()
@@ -112,7 +118,7 @@ func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logge
 
 // openLocked opens and checks the durable stores once their directories
 // are locked.
-func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger) (*stores, error) {
+func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	snapDir := filepath.Join(s.DataDir, snapshotDirName)
 	snaps, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false)
 	if err != nil {
@@ -125,7 +131,7 @@ func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger)
 		return nil, damaged(logDir, -1, 0, "the Raft log is missing (neither %s nor %s) while %s holds snapshots; if dataLogDir changed, set it back",
 			walDirName, logFileName, snapDir)
 	}
-	st, err := openDurableLog(logDir, s.NoSync, logger, log)
+	st, err := openDurableLog(logDir, s.NoSync, false, logger, log)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
@@ -134,7 +140,8 @@ func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger)
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
-	return st, nil
+	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, true, logger, log) }
+	return guardStores(st, logDir, reopen, s.Faults, standalone), nil
 }
 
 // openDurableLog opens the log and stable store in logDir. A log that is
@@ -144,7 +151,9 @@ func openLocked(s Storage, logDir string, logger hclog.Logger, log *slog.Logger)
 // page writes), unless forceSync=no asked for no syncing: raft-wal always
 // syncs, so that case uses raft-boltdb with syncing off. Either way the
 // log Raft sees checksums every entry (sumLog).
-func openDurableLog(logDir string, noSync bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
+//
+// afterFull says it is reopened after a full disk (see checkWAL).
+func openDurableLog(logDir string, noSync, afterFull bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	boltPath, walDir := filepath.Join(logDir, logFileName), filepath.Join(logDir, walDirName)
 	useBolt := noSync
 	if exists(boltPath) {
@@ -155,7 +164,7 @@ func openDurableLog(logDir string, noSync bool, logger hclog.Logger, log *slog.L
 	if useBolt {
 		return openBolt(boltPath, noSync)
 	}
-	return openWAL(walDir, logger, log)
+	return openWAL(walDir, afterFull, logger, log)
 }
 
 // openBolt opens a raft-boltdb log and checks every entry in it.
@@ -182,11 +191,11 @@ func openBolt(path string, noSync bool) (st *stores, err error) {
 
 // openWAL checks the segment files in dir, truncating a torn tail, and
 // opens them with raft-wal.
-func openWAL(dir string, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
+func openWAL(dir string, afterFull bool, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	_, torn, err := checkWAL(dir, true)
+	_, torn, err := checkWAL(dir, true, afterFull)
 	if err != nil {
 		return nil, err
 	}

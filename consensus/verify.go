@@ -42,7 +42,7 @@ func Verify(dataDir, logDir string) ([]FileReport, error) {
 	found := false
 	if exists(walDir) {
 		found = true
-		r, _, err := checkWAL(walDir, false)
+		r, _, err := checkWAL(walDir, false, false)
 		reports, errs = append(reports, r...), append(errs, err)
 	}
 	if exists(boltPath) {

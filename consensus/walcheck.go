@@ -77,8 +77,12 @@ func walState(dir string) (state types.PersistentState, sumFrom uint64, err erro
 
 // checkWAL checks every segment of the WAL in dir. With repair, a torn
 // tail is zeroed (raft-wal would skip it, and leave it there to be found
-// again at every start) and returned so the caller can log it.
-func checkWAL(dir string, repair bool) ([]FileReport, *tornTail, error) {
+// again at every start) and returned so the caller can log it. With
+// afterFull (reopening after a full disk), a newest segment that holds
+// nothing and is shorter than its preallocation is the segment raft-wal
+// failed to create: it gets its preallocation now, so that it looks like
+// any other new segment to raft-wal and to later checks.
+func checkWAL(dir string, repair, afterFull bool) ([]FileReport, *tornTail, error) {
 	state, sumFrom, err := walState(dir)
 	if err != nil {
 		return []FileReport{{Path: filepath.Join(dir, metadb.FileName), Damage: err}}, nil, err
@@ -100,7 +104,7 @@ func checkWAL(dir string, repair bool) ([]FileReport, *tornTail, error) {
 			d := damaged(filepath.Join(dir, segment.FileName(info)), -1, 0, "segment starts at index %d but the one before ends at %d", info.BaseIndex, state.Segments[i-1].MaxIndex)
 			rep, err = FileReport{Path: d.File, Damage: d}, d
 		} else {
-			rep, t, err = checkSegment(dir, info, tail, sumFrom, repair)
+			rep, t, err = checkSegment(dir, info, tail && afterFull, tail, sumFrom, repair)
 		}
 		reports = append(reports, rep)
 		if err != nil && first == nil {
@@ -115,7 +119,9 @@ func checkWAL(dir string, repair bool) ([]FileReport, *tornTail, error) {
 }
 
 // checkSegment checks one segment file against the metadata's record of it.
-func checkSegment(dir string, info types.SegmentInfo, tail bool, sumFrom uint64, repair bool) (FileReport, *tornTail, error) {
+// failedOK accepts a newest segment that failed its preallocation (see
+// checkWAL's afterFull).
+func checkSegment(dir string, info types.SegmentInfo, failedOK, tail bool, sumFrom uint64, repair bool) (FileReport, *tornTail, error) {
 	path := filepath.Join(dir, segment.FileName(info))
 	rep := FileReport{Path: path}
 	fail := func(off int64, index uint64, format string, args ...any) (FileReport, *tornTail, error) {
@@ -136,6 +142,14 @@ func checkSegment(dir string, info types.SegmentInfo, tail bool, sumFrom uint64,
 	fi, err := f.Stat()
 	if err != nil {
 		return rep, nil, fmt.Errorf("consensus: %w", err)
+	}
+	if info.SizeLimit > 0 && fi.Size() < int64(info.SizeLimit) && failedOK && repair && holdsNothing(f, fi.Size()) {
+		if err := allocate(f, int64(info.SizeLimit)); err != nil {
+			return rep, nil, fmt.Errorf("consensus: preallocate %s: %w", path, err)
+		}
+		if fi, err = f.Stat(); err != nil {
+			return rep, nil, fmt.Errorf("consensus: %w", err)
+		}
 	}
 	if info.SizeLimit > 0 && fi.Size() < int64(info.SizeLimit) {
 		return fail(fi.Size(), 0, "file is %d bytes, shorter than the %d raft-wal preallocated: it was cut", fi.Size(), info.SizeLimit)
@@ -204,4 +218,20 @@ func zeroRange(f *os.File, off, n int64) error {
 		off, n = off+k, n-k
 	}
 	return f.Sync()
+}
+
+// holdsNothing reports whether the first size bytes of f are all zero.
+func holdsNothing(f *os.File, size int64) bool {
+	buf := make([]byte, 64<<10)
+	for off := int64(0); off < size; {
+		n, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		if lastNonZero(buf[:n], 0) > 0 {
+			return false
+		}
+		if err != nil {
+			return err == io.EOF
+		}
+		off += int64(n)
+	}
+	return true
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/server"
 )
 
@@ -19,7 +20,8 @@ type Cluster struct {
 	cfgs    []server.Config
 	Servers []*server.Server // nil while stopped
 	// Net carries the servers' traffic to each other; see Partition.
-	Net *FaultNetwork
+	Net   *FaultNetwork
+	disks []*consensus.DiskFaults
 }
 
 // ClusterOption configures StartCluster.
@@ -28,6 +30,13 @@ type ClusterOption func(*clusterOptions)
 type clusterOptions struct {
 	observers int
 	edit      func(*server.Config)
+	disks     []*consensus.DiskFaults
+}
+
+// WithDiskFaults gives server i the log-disk fault switch disks[i] (see
+// consensus.DiskFaults); nil entries leave a server's disk alone.
+func WithDiskFaults(disks ...*consensus.DiskFaults) ClusterOption {
+	return func(o *clusterOptions) { o.disks = disks }
 }
 
 // WithObservers makes the last k servers observers (Raft non-voters).
@@ -54,7 +63,7 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 			lines[int64(i)] += ":observer"
 		}
 	}
-	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: newFaultNetwork()}
+	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: newFaultNetwork(), disks: o.disks}
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
 		cfg := server.DefaultConfig()
@@ -80,7 +89,11 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 
 func (c *Cluster) start(i int) {
 	c.t.Helper()
-	s, err := server.New(c.cfgs[i], server.WithNetwork(c.Net.For(i)))
+	opts := []server.Option{server.WithNetwork(c.Net.For(i))}
+	if i < len(c.disks) && c.disks[i] != nil {
+		opts = append(opts, server.WithDiskFaults(c.disks[i]))
+	}
+	s, err := server.New(c.cfgs[i], opts...)
 	if err != nil {
 		c.t.Fatalf("integration: server %d: %v", i+1, err)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -82,6 +84,9 @@ type Config struct {
 	// effect: recognised ZooKeeper keys zkraft does not implement, and
 	// unknown keys. The caller should warn about them.
 	Ignored []string
+	// IgnoredKeys has the same keys with their file:line and why each was
+	// ignored (see IgnoredKey.String for the warning to print).
+	IgnoredKeys []IgnoredKey
 	// ContainerCheckInterval is how often empty containers and expired TTL
 	// nodes are reaped (znode.container.checkIntervalMs, default 60 s; a
 	// zoo.cfg value must be positive, 0 in a Config built in code disables
@@ -349,6 +354,7 @@ func (p *cfgParser) apply(pr property) error {
 			err = check(pr.value)
 		}
 		p.c.Ignored = append(p.c.Ignored, pr.key)
+		p.c.IgnoredKeys = append(p.c.IgnoredKeys, classifyIgnored(p.name, pr.line, pr.key))
 	}
 	if err != nil {
 		return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
@@ -356,11 +362,18 @@ func (p *cfgParser) apply(pr property) error {
 	return nil
 }
 
-// server records a server.N line.
+// server records a server.N line after checking its form and ports, so a
+// malformed line is reported at its own line rather than at start-up.
 func (p *cfgParser) server(key, value string) error {
 	id, err := strconv.ParseInt(strings.TrimPrefix(key, "server."), 10, 64)
 	if err != nil {
 		return fmt.Errorf("%q is not a server id", strings.TrimPrefix(key, "server."))
+	}
+	if _, err := parseServerLine(id, value); err != nil {
+		return fmt.Errorf("%q: %w", value, err)
+	}
+	if _, _, _, err := serverClientAddr(value); err != nil {
+		return fmt.Errorf("%q: client port: %w", value, err)
 	}
 	p.c.Servers[id] = value
 	return nil
@@ -454,6 +467,24 @@ func (p *cfgParser) checkQuorum() error {
 		case c.ServerID == 0:
 			return fmt.Errorf("%s: myid file is missing from %s", p.name, c.DataDir)
 		}
+		if _, ok := c.Servers[c.ServerID]; !ok {
+			return fmt.Errorf("%s:1: myid: %d: %s has no server.%d line (it has %s)",
+				filepath.Join(c.DataDir, "myid"), c.ServerID, p.name, c.ServerID, serverKeys(c.Servers))
+		}
 	}
 	return nil
+}
+
+// serverKeys lists the server.N keys present, in id order.
+func serverKeys(servers map[int64]string) string {
+	ids := make([]int64, 0, len(servers))
+	for id := range servers {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	keys := make([]string, len(ids))
+	for i, id := range ids {
+		keys[i] = "server." + strconv.FormatInt(id, 10)
+	}
+	return strings.Join(keys, ", ")
 }

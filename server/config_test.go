@@ -270,7 +270,7 @@ func TestParseConfigEnsemble(t *testing.T) {
 	require.EqualError(t, err, "zoo.cfg:7: server.2: client port 2182 differs from clientPort 2181")
 
 	_, err = parseCfg(base + "server.2=zk2:2888:3888;x\n")
-	require.EqualError(t, err, `zoo.cfg:6: server.2: "x" is not an integer`)
+	require.EqualError(t, err, `zoo.cfg:6: server.2: "zk2:2888:3888;x": client port: "x" is not an integer`)
 
 	c, err = parseCfg(base + "clientPort=2181\nserver.2=zk2:2888:3888:participant\n")
 	require.NoError(t, err)
@@ -378,4 +378,68 @@ func TestParseDecoded(t *testing.T) {
 		_, err := parseDecoded(in)
 		require.Error(t, err, in)
 	}
+}
+
+func TestParseConfigServerLineErrors(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("1\n"), 0o644))
+	base := "dataDir=" + dir + "\ninitLimit=10\nsyncLimit=5\nclientPort=2181\nserver.1=zk1:2888:3888\n"
+	tests := []struct{ line, want string }{
+		{"server.2=zk2:2888", `zoo.cfg:6: server.2: "zk2:2888": want host:peerPort:electionPort[:participant|observer][;[clientAddress:]clientPort]`},
+		{"server.2=zk2", `zoo.cfg:6: server.2: "zk2": want host:peerPort:electionPort`},
+		{"server.2=zk2:28x8:3888", `zoo.cfg:6: server.2: "zk2:28x8:3888": peer port: "28x8" is not an integer`},
+		{"server.2=zk2:2888:99999", `zoo.cfg:6: server.2: "zk2:2888:99999": election port: "99999" is not a valid port (1-65535)`},
+		{"server.2=zk2:2888:3888:leader", `zoo.cfg:6: server.2: "zk2:2888:3888:leader": role "leader" is neither participant nor observer`},
+		{"server.2=zk2:2888:3888;cl:x", `zoo.cfg:6: server.2: "zk2:2888:3888;cl:x": client port: "x" is not an integer`},
+	}
+	for _, tc := range tests {
+		_, err := parseCfg(base + tc.line + "\n")
+		require.ErrorContains(t, err, tc.want, tc.line)
+	}
+}
+
+func TestParseConfigMyIDWithoutServerLine(t *testing.T) {
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "myid"), []byte("4\n"), 0o644))
+	path := filepath.Join(t.TempDir(), "zoo.cfg")
+	require.NoError(t, os.WriteFile(path, []byte("dataDir="+dir+"\ninitLimit=10\nsyncLimit=5\nclientPort=2181\n"+
+		"server.1=zk1:2888:3888\nserver.2=zk2:2888:3888\nserver.3=zk3:2888:3888\n"), 0o644))
+	_, err := ParseConfigFile(path)
+	require.EqualError(t, err, filepath.Join(dir, "myid")+":1: myid: 4: "+path+
+		" has no server.4 line (it has server.1, server.2, server.3)")
+}
+
+func TestParseConfigIgnoredKeys(t *testing.T) {
+	c, err := parseCfg(`clientPort=2181
+autopurge.purgeInterval=1
+tickTme=2000
+metricsProvider.className=x
+frobnicate=12
+zookeeper.skipACL=yes
+clientport=2181
+group.1=1:2:3
+syncLimt=5
+`)
+	require.NoError(t, err)
+	var got []string
+	for _, k := range c.IgnoredKeys {
+		got = append(got, k.String())
+	}
+	require.Equal(t, []string{
+		"zoo.cfg:2: autopurge.purgeInterval: ignored: not supported by zkraft",
+		"zoo.cfg:3: tickTme: ignored: unknown key (did you mean tickTime?)",
+		"zoo.cfg:4: metricsProvider.className: ignored: not supported by zkraft",
+		"zoo.cfg:5: frobnicate: ignored: unknown key",
+		"zoo.cfg:6: zookeeper.skipACL: ignored: not supported by zkraft",
+		"zoo.cfg:7: clientport: ignored: unknown key (did you mean clientPort?)",
+		"zoo.cfg:8: group.1: ignored: not supported by zkraft",
+		"zoo.cfg:9: syncLimt: ignored: unknown key (did you mean syncLimit?)",
+	}, got)
+}
+
+func TestClosestKey(t *testing.T) {
+	require.Equal(t, "dataDir", closestKey("dataDri"))
+	require.Equal(t, "maxClientCnxns", closestKey("maxClientCnxn"))
+	require.Empty(t, closestKey("abc"), "too short to guess")
+	require.Empty(t, closestKey("completelyDifferent"))
 }

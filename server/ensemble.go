@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"sort"
@@ -23,7 +24,7 @@ func (c Config) peers() ([]consensus.Peer, error) {
 	for id, line := range c.Servers {
 		p, err := parseServerLine(id, line)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("server.%d=%s: %w", id, line, err)
 		}
 		out = append(out, p)
 	}
@@ -31,13 +32,22 @@ func (c Config) peers() ([]consensus.Peer, error) {
 	return out, nil
 }
 
+// errServerForm is the error for a server.N value of the wrong shape.
+var errServerForm = errors.New("want host:peerPort:electionPort[:participant|observer][;[clientAddress:]clientPort]")
+
 // parseServerLine reads host:peerPort:electionPort[:participant|observer]
-// followed by an optional ;[clientAddress:]clientPort.
+// followed by an optional ;[clientAddress:]clientPort. Its errors do not
+// repeat the line: the caller says where it is.
 func parseServerLine(id int64, line string) (consensus.Peer, error) {
 	addr, client, _ := strings.Cut(line, ";")
 	parts := strings.Split(strings.TrimSpace(addr), ":")
-	if len(parts) < 3 || len(parts) > 4 {
-		return consensus.Peer{}, fmt.Errorf("server.%d=%s: want host:peerPort:electionPort[:participant|observer]", id, line)
+	if len(parts) < 3 || len(parts) > 4 || parts[0] == "" {
+		return consensus.Peer{}, errServerForm
+	}
+	for i, name := range []string{"peer port", "election port"} {
+		if _, err := parsePort(parts[i+1]); err != nil {
+			return consensus.Peer{}, fmt.Errorf("%s: %w", name, err)
+		}
 	}
 	for _, port := range parts[1:3] {
 		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
@@ -61,7 +71,7 @@ func parseServerLine(id int64, line string) (consensus.Peer, error) {
 			p.Observer = true
 		case "participant":
 		default:
-			return p, fmt.Errorf("server.%d=%s: role %q is neither participant nor observer", id, line, parts[3])
+			return p, fmt.Errorf("role %q is neither participant nor observer", parts[3])
 		}
 	}
 	return p, nil

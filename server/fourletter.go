@@ -210,6 +210,12 @@ func (s *Server) writeEnvi(w io.Writer) {
 		(m.HeapIdle)>>20, m.Sys>>20, m.HeapSys>>20)
 }
 
+// mntrRow is one key and value of mntr.
+type mntrRow struct {
+	k string
+	v any
+}
+
 func (s *Server) writeMntr(w io.Writer) {
 	min, avg, max := s.stats.lat.snapshot()
 	nodes, _ := s.nodeCount()
@@ -219,10 +225,7 @@ func (s *Server) writeMntr(w io.Writer) {
 	s.node.Read(func(st *consensus.State) {
 		ephemerals, dataSize, sessions = st.Tree.EphemeralCount(), st.Tree.ApproximateDataSize(), st.Sessions.Len()
 	})
-	rows := []struct {
-		k string
-		v any
-	}{
+	rows := []mntrRow{
 		{"zk_version", Version + ", built on " + buildStamp},
 		{"zk_server_state", s.mode()},
 		{"zk_avg_latency", fmt.Sprintf("%.4f", avg)},
@@ -245,12 +248,10 @@ func (s *Server) writeMntr(w io.Writer) {
 		{"zk_epoch", s.node.Epoch()},
 		{"zk_goroutines", runtime.NumGoroutine()},
 	}
+	rows = append(rows, s.diskFullRows()...)
 	if s.mode() == "leader" {
 		m := s.node.Members()
-		rows = append(rows, []struct {
-			k string
-			v any
-		}{
+		rows = append(rows, []mntrRow{
 			{"zk_learners", m.Followers + m.Observers},
 			{"zk_synced_followers", m.SyncedFollowers},
 			{"zk_synced_non_voting_followers", 0},

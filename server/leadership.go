@@ -4,6 +4,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/session"
 )
 
@@ -46,7 +47,7 @@ func (s *Server) becomeLeader() {
 	s.duties.mu.Lock()
 	s.duties.reaper = r
 	s.duties.mu.Unlock()
-	s.log.Info("leading", "epoch", s.node.Epoch(), "sessions", t.Len())
+	s.log.Debug("leader duties started", "epoch", s.node.Epoch(), "sessions", t.Len())
 }
 
 // trackAll gives every replicated session a full timeout on t.
@@ -111,6 +112,11 @@ func (s *Server) touchRemote(ids []int64) {
 // there: a server without a leader drops its clients, as ZooKeeper does.
 func (s *Server) watchRole(done <-chan struct{}) {
 	defer s.wg.Done()
+	events := &eventLog{s: s}
+	stopObserving := s.node.Observe(events.log)
+	defer stopObserving()
+	events.current() // a leader elected before Observe was registered
+	var disk diskWatch
 	tick := time.NewTicker(s.cfg.TickTime)
 	defer tick.Stop()
 	for {
@@ -122,6 +128,7 @@ func (s *Server) watchRole(done <-chan struct{}) {
 				s.stopLeading()
 			}
 		case <-tick.C:
+			disk.check(s)
 			s.node.Touch(s.touched.drain())
 			if s.node.HasLeader() {
 				s.dropClients("quorum is back", (*conn).isReadOnly)
@@ -153,3 +160,42 @@ func (s *Server) dropClients(reason string, match func(*conn) bool) {
 
 func (c *conn) isReadOnly() bool  { return c.readOnly.Load() }
 func (c *conn) isReadWrite() bool { return !c.readOnly.Load() }
+
+// eventLog logs one line per leader change and per peer outage and
+// recovery, on every server (peer outages are only seen by the leader).
+type eventLog struct {
+	s          *Server
+	mu         sync.Mutex
+	lastLeader string // "" before the first line and while looking
+}
+
+// current logs the leader this server knows now, unless an event did.
+func (l *eventLog) current() {
+	if id, addr := l.s.node.Leader(); id != "" {
+		l.log(consensus.Event{Kind: consensus.LeaderChanged, LeaderID: id, LeaderAddr: addr, Term: l.s.node.Epoch()})
+	}
+}
+
+func (l *eventLog) log(ev consensus.Event) {
+	s := l.s
+	switch ev.Kind {
+	case consensus.LeaderChanged:
+		l.mu.Lock()
+		same := ev.LeaderID == l.lastLeader
+		l.lastLeader = ev.LeaderID
+		l.mu.Unlock()
+		if same {
+			return
+		}
+		if ev.LeaderID == "" {
+			s.log.Info("leader lost; looking for a leader", "epoch", ev.Term)
+			return
+		}
+		s.log.Info("leader changed", "leader", ev.LeaderID, "leader_addr", ev.LeaderAddr,
+			"epoch", ev.Term, "self", s.cfg.ServerID, "role", s.node.Role())
+	case consensus.PeerUnreachable:
+		s.log.Warn("peer unreachable", "peer", ev.PeerID, "addr", ev.PeerAddr, "epoch", ev.Term)
+	case consensus.PeerReachable:
+		s.log.Info("peer reachable again", "peer", ev.PeerID, "addr", ev.PeerAddr, "epoch", ev.Term)
+	}
+}

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"time"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -44,7 +45,9 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 		id = s.ids.Next()
 		cmd := &consensus.Command{Kind: consensus.KindCreateSession, Session: id, Timeout: timeout, Time: s.nowMillis()}
 		if _, err := s.node.Propose(s.life, cmd); err != nil {
-			s.log.Warn("create session failed", "err", err)
+			if !errors.Is(err, consensus.ErrDiskFull) { // reported once by the disk state line
+				s.log.Warn("create session failed", "err", err)
+			}
 			return false
 		}
 	} else if s.dropSession(id); !s.sessionValid(id, req.Passwd) {
@@ -184,7 +187,13 @@ func (s *Server) expireSession(id int64) {
 		defer s.wg.Done()
 		s.log.Info("expiring session", "session", sessionHex(id))
 		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
-		if _, err := s.node.Propose(s.life, cmd); err != nil {
+		_, err := s.node.Propose(s.life, cmd)
+		if errors.Is(err, consensus.ErrDiskFull) {
+			// Not expired: try again a tick later, until the log takes it.
+			if t := s.currentTracker(); t != nil {
+				t.Add(id, s.cfg.TickTime)
+			}
+		} else if err != nil {
 			s.log.Warn("expire session failed", "session", sessionHex(id), "err", err)
 		}
 	}()

@@ -232,6 +232,13 @@ func (c *conn) complete(p *pending) *reply {
 
 func (c *conn) completeWrite(p *pending) *reply {
 	a, err := p.fut.Wait()
+	if errors.Is(err, consensus.ErrDiskFull) {
+		// Refused before it reached the log: the outcome is known, so
+		// the client gets an error (NOTREADONLY) and keeps its connection.
+		r := &p.r
+		r.hdr = wire.ReplyHeader{Xid: p.xid, Zxid: c.srv.node.LastZxid(), Err: wire.CodeOf(err)}
+		return r
+	}
 	if err != nil {
 		c.srv.log.Warn("proposal failed", "op", p.op.String(), "err", err)
 		return lostReply()

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"sync"
 
 	"github.com/zkraft/zkraft/consensus"
@@ -71,7 +72,9 @@ func (r *reaper) run() {
 		txn := &datatree.Txn{Time: now, Op: wire.OpDeleteContainer, Body: &wire.DeleteContainerRequest{Path: p}}
 		cmd := &consensus.Command{Kind: consensus.KindTxn, Txn: txn}
 		if _, err := r.s.node.Propose(r.s.life, cmd); err != nil {
-			r.s.log.Warn("reaping container failed", "path", p, "err", err)
+			if !errors.Is(err, consensus.ErrDiskFull) { // retried at the next check
+				r.s.log.Warn("reaping container failed", "path", p, "err", err)
+			}
 			return
 		}
 	}

@@ -31,6 +31,10 @@ func WithClock(c session.Clock) Option { return func(s *Server) { s.clock = c } 
 // fault-injecting network in tests); the default is TCP.
 func WithNetwork(nw consensus.Network) Option { return func(s *Server) { s.network = nw } }
 
+// WithDiskFaults lets a test make the log disk of a server with a dataDir
+// look full (see consensus.DiskFaults).
+func WithDiskFaults(f *consensus.DiskFaults) Option { return func(s *Server) { s.diskFaults = f } }
+
 // WithLogger sets the server's logger; the default discards everything.
 func WithLogger(l *slog.Logger) Option { return func(s *Server) { s.log = l } }
 
@@ -62,6 +66,8 @@ type Server struct {
 	network consensus.Network
 	// onDamage is consensus.Config.OnDamage.
 	onDamage func(error)
+	// diskFaults is the test hook of WithDiskFaults.
+	diskFaults *consensus.DiskFaults
 
 	mu        sync.Mutex
 	conns     map[*conn]struct{}
@@ -134,6 +140,7 @@ func (s *Server) Start(ctx context.Context) error {
 			LogDir:         s.cfg.DataLogDir,
 			NoSync:         !s.cfg.ForceSync,
 			SnapshotRetain: max(s.cfg.SnapRetainCount, 3),
+			Faults:         s.diskFaults,
 		},
 		SnapshotThreshold: s.cfg.SnapCount,
 		Network:           s.network,
@@ -161,12 +168,9 @@ func (s *Server) Start(ctx context.Context) error {
 	return nil
 }
 
-func (s *Server) raftLogger() *slog.Logger {
-	if s.log.Enabled(context.Background(), slog.LevelWarn) {
-		return s.log
-	}
-	return nil
-}
+// raftLogger is the logger Raft's own lines go to (see consensus's bridge,
+// which lowers the routine ones to debug).
+func (s *Server) raftLogger() *slog.Logger { return s.log }
 
 // Addr returns the client address the server listens on.
 func (s *Server) Addr() string {
@@ -212,6 +216,9 @@ func (s *Server) Close() error {
 		c.close()
 	}
 	s.stopLeading()
+	if s.node != nil {
+		s.node.StopWaitingForDisk() // requests waiting for a full disk
+	}
 	s.wg.Wait()
 	s.stopLeading() // in case the role watcher started them while closing
 	if s.node != nil {

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -17,37 +18,48 @@ import (
 )
 
 func main() {
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	// The collector's heap goal follows the live heap (see internal/gctune)
-	// unless GOGC is set.
-	gc := gctune.DefaultConfig()
-	if tuner := gctune.Start(gc); tuner != nil {
-		defer tuner.Stop()
-		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent)
-	}
-	if err := run(os.Args[1:], log); err != nil {
+	if err := run(os.Args[1:], os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "zkserver:", err)
 		os.Exit(1)
 	}
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [zoo.cfg]\n       zkserver -pprof host:port [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
+var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
 
-func run(args []string, log *slog.Logger) error {
+// logLevelEnv names the environment variable that sets the log level when
+// -log-level is not given.
+const logLevelEnv = "ZKRAFT_LOG_LEVEL"
+
+func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "verify" {
 		return runVerify(args[1:], os.Stdout)
 	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
+	levelName := fs.String("log-level", "", "log `level`: debug, info, warn or error (default $"+logLevelEnv+", else info)")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(os.Stderr, errUsage)
-		fs.SetOutput(os.Stderr)
+		fmt.Fprintln(stderr, errUsage)
+		fs.SetOutput(stderr)
 		fs.PrintDefaults()
+		fmt.Fprintln(stderr, "\nLogs are log/slog text records on stderr. At info level a healthy server logs its start,\n"+
+			"one line per leader change and its stop; warn and error lines need an operator.")
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("%v\n%w", err, errUsage)
+	}
+	level, err := logLevel(*levelName, os.Getenv(logLevelEnv))
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: level}))
+	// The collector's heap goal follows the live heap (see internal/gctune)
+	// unless GOGC is set.
+	gc := gctune.DefaultConfig()
+	if tuner := gctune.Start(gc); tuner != nil {
+		defer tuner.Stop()
+		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent)
 	}
 	cfg, err := loadConfig(fs.Args(), log)
 	if err != nil {
@@ -94,11 +106,30 @@ func loadConfig(args []string, log *slog.Logger) (server.Config, error) {
 		if err != nil {
 			return cfg, err
 		}
-		for _, key := range cfg.Ignored {
-			log.Warn("ignoring configuration key", "key", key)
+		for _, k := range cfg.IgnoredKeys {
+			log.Warn(k.String(), "file", k.File, "line", k.Line, "key", k.Key, "known", k.Known)
 		}
 		return cfg, nil
 	default:
 		return server.Config{}, errUsage
 	}
+}
+
+// logLevel picks the level from the flag, else the environment, else info.
+func logLevel(flagValue, envValue string) (slog.Level, error) {
+	name, from := flagValue, "-log-level"
+	if name == "" {
+		name, from = envValue, logLevelEnv
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "info":
+		return slog.LevelInfo, nil
+	case "debug":
+		return slog.LevelDebug, nil
+	case "warn", "warning":
+		return slog.LevelWarn, nil
+	case "error":
+		return slog.LevelError, nil
+	}
+	return 0, fmt.Errorf("%s: %q is not a log level (debug, info, warn or error)", from, name)
 }

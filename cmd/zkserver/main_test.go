@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"net"
 	"os"
 	"os/exec"
@@ -45,7 +46,7 @@ func TestBadConfigFailsWithClearMessage(t *testing.T) {
 
 	out, err = exec.Command(bin, "a.cfg", "b.cfg").CombinedOutput()
 	require.Error(t, err)
-	require.Contains(t, string(out), "usage: zkserver [zoo.cfg]")
+	require.Contains(t, string(out), "usage: zkserver [-log-level level] [-pprof host:port] [zoo.cfg]")
 }
 
 func TestServesFromZooCfgAndStopsOnSignals(t *testing.T) {
@@ -71,7 +72,8 @@ func TestServesFromZooCfgAndStopsOnSignals(t *testing.T) {
 			require.NoError(t, cmd.Process.Signal(sig))
 			require.NoError(t, cmd.Wait(), "clean exit on %v; logs:\n%s", sig, logs.String())
 			require.Contains(t, logs.String(), "shutting down")
-			require.True(t, strings.Contains(logs.String(), "autopurge.purgeInterval"), "ignored keys are warned about")
+			require.True(t, strings.Contains(logs.String(), "autopurge.purgeInterval: ignored: not supported by zkraft"), "ignored keys are warned about")
+			require.NotContains(t, logs.String(), "level=ERROR", "a clean stop logs no error")
 		})
 	}
 }
@@ -139,4 +141,37 @@ func TestSurvivesSIGKILL(t *testing.T) {
 	require.Equal(t, n, found, "every acknowledged create survives SIGKILL")
 	_, err = os.Stat(filepath.Join(dataDir, "zkraft-wal"))
 	require.NoError(t, err, "the Raft log (a WAL, forceSync being on) lives in dataDir")
+}
+
+func TestLogLevel(t *testing.T) {
+	for _, tc := range []struct {
+		flag, env string
+		want      slog.Level
+	}{
+		{"", "", slog.LevelInfo}, {"debug", "", slog.LevelDebug}, {"", "warn", slog.LevelWarn},
+		{"ERROR", "debug", slog.LevelError}, {"warning", "", slog.LevelWarn},
+	} {
+		got, err := logLevel(tc.flag, tc.env)
+		require.NoError(t, err)
+		require.Equal(t, tc.want, got, "flag %q env %q", tc.flag, tc.env)
+	}
+	_, err := logLevel("", "loud")
+	require.EqualError(t, err, `ZKRAFT_LOG_LEVEL: "loud" is not a log level (debug, info, warn or error)`)
+	_, err = logLevel("x", "")
+	require.ErrorContains(t, err, `-log-level: "x"`)
+}
+
+func TestLogLevelFlagQuietsInfo(t *testing.T) {
+	bin := buildServer(t)
+	port := freePort(t)
+	cfg := writeCfg(t, fmt.Sprintf("clientPort=%d\nclientPortAddress=127.0.0.1\n", port))
+	var logs bytes.Buffer
+	cmd := exec.Command(bin, "-log-level", "warn", cfg)
+	cmd.Stderr = &logs
+	require.NoError(t, cmd.Start())
+	t.Cleanup(func() { cmd.Process.Kill() })
+	waitListening(t, fmt.Sprintf("127.0.0.1:%d", port))
+	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
+	require.NoError(t, cmd.Wait())
+	require.Empty(t, logs.String(), "nothing below warn")
 }
