@@ -212,8 +212,11 @@ func (s *soak) cutLin(seg *linSeg, period int) *linSeg {
 		seg.h.add(-1, linInput{op: "get", key: key}, call, out)
 		prefix = append(prefix, initOp(key, out))
 	}
-	ops := append(append([]porcupine.Operation(nil), seg.prefix...), seg.h.ops...)
-	for _, op := range seg.h.ops {
+	seg.h.mu.Lock() // a client that hung past stopLin may still add to it
+	recorded := append([]porcupine.Operation(nil), seg.h.ops...)
+	seg.h.mu.Unlock()
+	ops := append(append([]porcupine.Operation(nil), seg.prefix...), recorded...)
+	for _, op := range recorded {
 		if op.Output.(linOutput).code == "unknown" {
 			op.Call, op.Return = 0, 1<<62
 			prefix = append(prefix, op)

@@ -29,7 +29,7 @@ type latHist struct {
 const (
 	histBase    = 10 * time.Microsecond
 	histGrowth  = 1.05
-	histBuckets = 400 // 10 µs × 1.05^400 ≈ 3 hours
+	histBuckets = 400 // 10 µs × 1.05^400 ≈ 50 minutes; the last bucket holds everything above
 )
 
 func (h *latHist) add(d time.Duration) {
@@ -56,7 +56,7 @@ func (h *latHist) quantile(q float64) time.Duration {
 	var seen int64
 	for i, c := range h.buckets {
 		seen += c
-		if seen >= rank {
+		if seen >= rank && i < histBuckets-1 {
 			return min(time.Duration(float64(histBase)*math.Pow(histGrowth, float64(i+1))), h.max)
 		}
 	}
