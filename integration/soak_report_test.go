@@ -43,7 +43,7 @@ func (s *soak) report() {
 		{"linearizability operations", fmt.Sprintf("%d checked, %d of unknown outcome, %d carried into the next segment; slowest check %v", l.ops, l.unknownOps, l.carried, l.maxCheck.Round(time.Millisecond))},
 		{"acknowledged writes", fmt.Sprintf("%d verified on all 3 servers", s.writtenVerified())},
 		{"ephemeral sessions", fmt.Sprintf("%d sessions; %d expiries", len(s.ephs), s.ephExpiries())},
-		{"watch events", fmt.Sprintf("%d NodeDataChanged seen in order by %d watchers", s.watchEvents(), len(s.watchers))},
+		{"watch events", s.watchFigures()},
 		{"slow clients", s.slowFigures()},
 	})
 
@@ -93,11 +93,12 @@ func (s *soak) ephExpiries() (n int64) {
 	return n
 }
 
-func (s *soak) watchEvents() (n int64) {
+func (s *soak) watchFigures() string {
+	var n, r int64
 	for _, w := range s.watchers {
-		n += w.events.Load()
+		n, r = n+w.events.Load(), r+w.resynced.Load()
 	}
-	return n
+	return fmt.Sprintf("%d NodeDataChanged seen in order by %d watchers; %d times a reconnect landed on a server behind the event (sync, then read)", n, len(s.watchers), r)
 }
 
 func (s *soak) slowFigures() string {

@@ -3,6 +3,7 @@ package integration
 import (
 	"fmt"
 	"math"
+	"os"
 	"runtime"
 	"sort"
 	"strings"
@@ -87,6 +88,9 @@ func (f *findings) add(format string, args ...any) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	msg := fmt.Sprintf(format, args...)
+	// Printed at once too, so a long run shows its findings as they come
+	// (stderr, not t.Logf: a hung worker may outlive the test).
+	fmt.Fprintf(os.Stderr, "%s soak finding: %s\n", time.Now().UTC().Format(time.TimeOnly), msg)
 	if len(f.list) < 200 { // keep the report readable; the count still says how many
 		f.list = append(f.list, msg)
 	}

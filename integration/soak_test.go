@@ -120,9 +120,9 @@ func (s *soak) seedFor(kind string, i int) int64 {
 }
 
 // connect opens a client given every server's (fixed) address.
-func (s *soak) connect() *zk.Conn {
+func (s *soak) connect(opts ...func(*zk.Conn)) *zk.Conn {
 	s.t.Helper()
-	cl, _ := connectTo(s.t, s.addrs)
+	cl, _ := connectTo(s.t, s.addrs, opts...)
 	return cl
 }
 
