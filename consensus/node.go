@@ -59,8 +59,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Storage is where the log and snapshots live; the zero value is memory.
 	Storage Storage
-	// SnapshotThreshold is the number of log entries between snapshots
-	// (ZooKeeper's snapCount); 0 keeps Raft's default.
+	// SnapshotThreshold is ZooKeeper's snapCount: a snapshot is taken
+	// after a random number of applied entries in (snapCount/2, snapCount]
+	// since the last one; 0 keeps Raft's own default (8192 entries, checked
+	// only every two minutes).
 	SnapshotThreshold int
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
@@ -110,6 +112,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.fsm.installConfig()
 	}
 	n.fsm.onMembers = n.setPeers
+	ready := make(chan struct{})
+	defer close(ready)
+	if rc.SnapshotThreshold != math.MaxUint64 && cfg.SnapshotThreshold > 0 {
+		n.fsm.snaps = newSnapCounter(rc.SnapshotThreshold, func() {
+			<-ready // n.raft is set
+			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
+		})
+	}
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {
 		err = n.bootstrapOnce(rc, conf)
@@ -533,6 +543,9 @@ func (n *Node) Close() error {
 		n.health.stop(n.raft)
 	}
 	err := n.raft.Shutdown().Error()
+	if n.fsm.snaps != nil {
+		n.fsm.snaps.wait()
+	}
 	n.fsm.waiters.failAll(ErrShutdown)
 	n.closeStores()
 	return err
@@ -546,6 +559,6 @@ func (n *Node) Sessions() []session.Info {
 	return n.fsm.st.Sessions.List()
 }
 
-// Snapshot takes a snapshot now and compacts the log behind it (Raft also
-// takes them on its own every SnapshotThreshold entries).
+// Snapshot takes a snapshot now and compacts the log behind it (one is
+// also taken every SnapshotThreshold applied entries: see snapCounter).
 func (n *Node) Snapshot() error { return n.raft.Snapshot().Error() }
