@@ -116,7 +116,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	defer close(ready)
 	if rc.SnapshotThreshold != math.MaxUint64 && cfg.SnapshotThreshold > 0 {
 		n.fsm.snaps = newSnapCounter(rc.SnapshotThreshold, func() {
-			<-ready // n.raft is set
+			<-ready                   // n.raft is set
 			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
 		})
 	}
