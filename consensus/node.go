@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -89,6 +90,11 @@ type Node struct {
 	onTouch   func(ids []int64)
 	health    *peerHealth
 	network   Network
+	// removedAt is the index of the configuration entry that removed
+	// this node, as the leader told it (see Removed); 0 if none.
+	removedAt atomic.Uint64
+	// background counts goroutines Close waits for.
+	background sync.WaitGroup
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -154,6 +160,10 @@ func raftConfig(cfg Config) *raft.Config {
 	// batches, instead of each Apply waiting for the leader loop to take
 	// it. (It voids Apply's timeout, which is never used here.)
 	rc.BatchApplyCh = true
+	// A server a reconfig removes stays up, out of the ensemble, so that a
+	// reconfig can add it back (Raft would shut a removed leader down for
+	// good, leaving a server that answers nothing until restarted).
+	rc.ShutdownOnRemove = false
 	if cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
 	}
@@ -495,10 +505,10 @@ func (n *Node) LastZxid() int64 {
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 
 // HasLeader reports whether this node knows a leader (it is part of a
-// working quorum).
+// working quorum). A removed node has none: it applies nothing more.
 func (n *Node) HasLeader() bool {
 	_, id := n.raft.LeaderWithID()
-	return id != ""
+	return id != "" && !n.Removed()
 }
 
 // LeaderCh delivers true when this node becomes leader and false when it
@@ -506,13 +516,16 @@ func (n *Node) HasLeader() bool {
 func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
 
 // Role names this node's ZAB role: standalone, leader, follower, observer,
-// or looking while there is no leader.
+// looking while there is no leader, or removed once a reconfig took it out
+// of the ensemble.
 func (n *Node) Role() string {
 	switch {
 	case n.fwdCli == nil:
 		return "standalone"
 	case n.raft.State() == raft.Leader:
 		return "leader"
+	case n.Removed():
+		return "removed"
 	case !n.HasLeader():
 		return "looking"
 	}
@@ -543,6 +556,7 @@ func (n *Node) Close() error {
 		n.health.stop(n.raft)
 	}
 	err := n.raft.Shutdown().Error()
+	n.background.Wait()
 	if n.fsm.snaps != nil {
 		n.fsm.snaps.wait()
 	}
