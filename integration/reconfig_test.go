@@ -203,3 +203,30 @@ func configOf(t *testing.T, c *Cluster, i int) ([]byte, *zk.Stat) {
 	require.NoError(t, err)
 	return data, st
 }
+
+// TestReconfig_TheServerRemovedAnswersItsClient: a client on the leader
+// removes the leader. As with ZooKeeper, whose removed server applies the
+// reconfig before it leaves, the client gets the new membership; then the
+// removed server drops it and it moves to a server that stays.
+func TestReconfig_TheServerRemovedAnswersItsClient(t *testing.T) {
+	c := startReconfigCluster(t)
+	old := c.Leader()
+	oldID := int64(old + 1)
+	stays := []int{(old + 1) % 3, (old + 2) % 3}
+	admin, _ := c.Connect(t, c.Servers[old].Addr(), c.Servers[stays[0]].Addr(), c.Servers[stays[1]].Addr())
+	for !c.Servers[old].HasSession(admin.SessionID()) {
+		admin.Close()
+		admin, _ = c.Connect(t, c.Servers[old].Addr(), c.Servers[stays[0]].Addr(), c.Servers[stays[1]].Addr())
+	}
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+
+	data, err := admin.IncrementalReconfig(nil, []string{strconv.FormatInt(oldID, 10)}, -1)
+	require.NoError(t, err)
+	want, _ := configOf(t, c, stays[0])
+	require.Equal(t, fmt.Sprintf("version=%x", data.Mzxid), string(want[strings.LastIndex(string(want), "\n")+1:]))
+	waitSessionMoved(t, c, admin, old)
+	got, st, err := admin.Get("/zookeeper/config")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+	require.Equal(t, data.Mzxid, st.Mzxid)
+}

@@ -134,7 +134,11 @@ func (s *Server) watchRole(done <-chan struct{}) {
 				leaderless = 0
 				s.dropClients("quorum is back", (*conn).isReadOnly)
 			case removed:
-				s.dropClients("removed from the ensemble", (*conn).isReadWrite)
+				// A tick's grace too: a client that removed this server
+				// gets its answer first.
+				if leaderless++; leaderless > 1 {
+					s.dropClients("removed from the ensemble", (*conn).isReadWrite)
+				}
 			default:
 				if leaderless++; leaderless > 1 {
 					s.dropClients("no quorum", (*conn).isReadWrite)

@@ -35,12 +35,14 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 	}
 	ctx, cancel := context.WithTimeout(s.life, reconfigTimeout)
 	defer cancel()
-	zxid, err := s.node.Reconfigure(ctx, members, s.nowMillis())
+	now := s.nowMillis()
+	zxid, err := s.node.Reconfigure(ctx, members, now)
+	removed := errors.Is(err, consensus.ErrRemoved)
 	switch {
-	case errors.Is(err, consensus.ErrRemoved):
-		// As a ZooKeeper server the reconfig removes, it drops its clients.
+	case removed:
+		// It will never apply the config entry, so it answers with what
+		// the entry writes; it drops its clients at its next tick.
 		s.log.Info("reconfig applied: this server left the ensemble", "zxid", sessionHex(zxid), "members", len(members))
-		return lostReply()
 	case errors.Is(err, consensus.ErrShutdown):
 		return lostReply()
 	case err != nil:
@@ -50,7 +52,12 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 	var data []byte
 	var stat wire.Stat
 	s.node.Read(func(st *consensus.State) { data, stat, _ = st.Tree.GetData("/zookeeper/config") })
-	s.log.Info("reconfig applied", "zxid", sessionHex(zxid), "members", len(members))
+	if removed {
+		data = consensus.FormatMembership(members, zxid)
+		stat.Mzxid, stat.Mtime, stat.DataLength = zxid, now, int32(len(data))
+	} else {
+		s.log.Info("reconfig applied", "zxid", sessionHex(zxid), "members", len(members))
+	}
 	return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: zxid}, body: &wire.GetDataResponse{Data: data, Stat: stat}}
 }
 
