@@ -49,7 +49,7 @@ func WithServerConfig(fn func(*server.Config)) ClusterOption {
 // The tick is Raft's heartbeat, election and leader-lease timeout. With
 // 100 ms, a loaded 2-core machine (four busy loops beside a -race test)
 // stalled a leader or its followers long enough to re-elect in 7 of 8
-// three-second runs just after start-up; with 250 ms in 2 of 18; with
+// three-second runs just after start-up; with 250 ms in 3 of 18; with
 // 500 ms in none of 8 (see the commit that set it).
 func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 	t.Helper()
