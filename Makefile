@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz soak bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet fmtcheck fuzz soak bench gozk ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -38,6 +38,11 @@ fuzz:
 # (or latency, ensemble, memory, scale, start) runs one part.
 bench:
 	./scripts/bench.sh $(BENCH)
+
+# go-zookeeper's own ensemble tests (NoQuorum, Reconfig) against zkserver;
+# LOAD=4 runs them beside four busy loops.
+gozk:
+	./scripts/gozk-tests.sh
 
 # The linearizability check under leader kills, for longer than CI runs it.
 soak:
