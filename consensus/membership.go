@@ -153,7 +153,10 @@ func (n *Node) reconfigureOnce(ctx context.Context, cmd *Command) (int64, error)
 // configuration first, then the config entry.
 func (n *Node) reconfigureHere(cmd *Command) (int64, error) {
 	if err := n.changeMembership(cmd.Members); err != nil {
-		return 0, err
+		if errors.Is(err, ErrNotLeader) || errors.Is(err, ErrShutdown) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: %v", ErrReconfigFailed, err)
 	}
 	f := n.raft.Apply(encodeCommand(cmd), 0)
 	if err := f.Error(); err != nil {

@@ -135,6 +135,19 @@ func (h *history) add(client int, in linInput, call int64, out linOutput) {
 	h.mu.Unlock()
 }
 
+// completed counts the operations with a known outcome so far.
+func (h *history) completed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, op := range h.ops {
+		if op.Output.(linOutput).code != "unknown" {
+			n++
+		}
+	}
+	return n
+}
+
 func codeOf(err error) (string, bool) {
 	switch {
 	case err == nil:
@@ -233,6 +246,12 @@ func TestLinearizableUnderLeaderKills(t *testing.T) {
 		c.WaitForLeader()
 		c.Restart(leader)
 	}
+	// Each fault costs the clients a few ticks; on a slow machine they
+	// may need longer than the faults took to complete enough operations.
+	c.WaitForLeader()
+	for enough := time.Now().Add(30 * time.Second); h.completed() <= minLinOps && time.Now().Before(enough); {
+		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
+	}
 	close(stop)
 	wg.Wait()
 
@@ -254,8 +273,12 @@ func TestLinearizableUnderLeaderKills(t *testing.T) {
 		}
 	}
 	require.Equal(t, porcupine.Ok, res, "history is not linearizable")
-	require.Greater(t, total-unknown, 100, "too few completed operations to mean anything")
+	require.Greater(t, total-unknown, minLinOps, "too few completed operations to mean anything")
 }
+
+// minLinOps is how many operations with a known outcome a history needs
+// to mean anything.
+const minLinOps = 100
 
 // TestLinearizabilityModelRejectsStaleReads shows the checker has teeth: a
 // read that returns a value overwritten before the read began is illegal.

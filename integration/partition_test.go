@@ -32,7 +32,11 @@ func TestPartition_IsolatedLeaderStepsDownAndRejoins(t *testing.T) {
 	c.WaitForRole(old, "looking")
 	t.Logf("partition: new leader after %v (tick %v), old leader looking after %v", elected.Round(time.Millisecond), ClusterTick, time.Since(start).Round(time.Millisecond))
 
-	// The majority carries on; the client moves there if it was on the old leader.
+	// The majority carries on; the client moves there if it was on the old
+	// leader, which drops it within two ticks of losing its quorum.
+	if c.serverOf(cl.SessionID()) == old {
+		waitSessionMoved(t, c, cl, old)
+	}
 	_, err = cl.Set("/p", []byte("during"), -1)
 	require.NoError(t, err)
 	// The cut-off server serves no one: a handshake gets no answer.
