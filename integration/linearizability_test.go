@@ -213,6 +213,24 @@ func linClient(id int, c *zk.Conn, keys []string, h *history, stop <-chan struct
 		}
 		h.add(id, in, call, out)
 		*count++
+		if out.code == "unknown" {
+			// Disconnected: go-zookeeper fails every request at once
+			// until it has its session back, and each failed write is one
+			// more operation of unknown outcome for the checker to place
+			// (hundreds of them made its search time out).
+			waitSession(c, stop)
+		}
+	}
+}
+
+// waitSession waits until c has its session again or stop is closed.
+func waitSession(c *zk.Conn, stop <-chan struct{}) {
+	for c.State() != zk.StateHasSession {
+		select {
+		case <-stop:
+			return
+		case <-time.After(5 * time.Millisecond): // poll interval of the condition
+		}
 	}
 }
 
