@@ -11,6 +11,8 @@ import (
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/wire"
 )
 
 func TestEnsemble_WritesThroughAnyServer(t *testing.T) {
@@ -332,4 +334,39 @@ func TestEnsemble_FollowerKillAndFullRestartLoseNothing(t *testing.T) {
 		require.NoError(t, err)
 		require.Len(t, kids, 41, "server %d: 40 nodes plus /zookeeper after a full restart", i+1)
 	}
+}
+
+// TestEnsemble_LaggingFollowerDoesNotExpireALiveSession: a client resumes
+// its session on a follower that has not applied the session's
+// createSession yet (here cut off from the leader, which it still names
+// for a heartbeat timeout; under load, a follower or a new leader merely
+// behind). The follower must not answer "expired", which ends a live
+// session for good (go-zookeeper's NoQuorum test saw it under load).
+func TestEnsemble_LaggingFollowerDoesNotExpireALiveSession(t *testing.T) {
+	c := StartCluster(t, 3)
+	leader := c.Leader()
+	lagging := (leader + 1) % 3
+	c.Partition([]int{lagging}, others(lagging))
+	a, err := connectRaw(c.Servers[leader].Addr(), 4000)
+	require.NoError(t, err)
+	defer a.Close()
+	require.Equal(t, "follower", c.Servers[lagging].Role(), "the follower still names its leader")
+
+	b, err := dialRaw(c.Servers[lagging].Addr())
+	require.NoError(t, err)
+	defer b.Close()
+	resp, err := b.Handshake(wire.ConnectRequest{TimeOut: 4000, SessionID: a.Session.SessionID, Passwd: a.Session.Passwd})
+	if err == nil {
+		require.NotZero(t, resp.TimeOut, "a live session was declared expired")
+	} // else: no answer, and the client tries another server
+
+	c.Heal()
+	c.WaitForRole(lagging, "follower")
+	b2, err := dialRaw(c.Servers[lagging].Addr())
+	require.NoError(t, err)
+	defer b2.Close()
+	resp, err = b2.Handshake(wire.ConnectRequest{TimeOut: 4000, SessionID: a.Session.SessionID, Passwd: a.Session.Passwd})
+	require.NoError(t, err)
+	require.Equal(t, a.Session.SessionID, resp.SessionID)
+	require.NotZero(t, resp.TimeOut)
 }
