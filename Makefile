@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz soak bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -43,6 +43,11 @@ fuzz:
 # (or latency, ensemble, memory, scale, start) runs one part.
 bench:
 	./scripts/bench.sh $(BENCH)
+
+# go-zookeeper's own ensemble tests (NoQuorum, Reconfig) against zkserver;
+# LOAD=4 runs them beside four busy loops.
+gozk:
+	./scripts/gozk-tests.sh
 
 # The soak (integration/soak_test.go, docs/reliability.md): mixed load on a
 # durable three-node ensemble under leader kills, partitions and restarts

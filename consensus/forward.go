@@ -21,10 +21,11 @@ const (
 	fwdPropose      int32 = 1  // follower → leader: seq, command bytes
 	fwdTouch        int32 = 2  // follower → leader: session ids seen alive
 	fwdSync         int32 = 3  // follower → leader: seq
-	fwdReconfig     int32 = 4  // follower → leader: seq, new members
+	fwdReconfig     int32 = 4  // follower → leader: seq, KindConfig command
+	fwdRemoved      int32 = 5  // leader → removed server: index of the entry that removed it
 	fwdResult       int32 = 11 // leader → follower: seq, result code
 	fwdSyncDone     int32 = 13 // leader → follower: seq, result code, leader's last log index
-	fwdReconfigDone int32 = 14 // leader → follower: seq, result code
+	fwdReconfigDone int32 = 14 // leader → follower: seq, result code, config zxid
 )
 
 // Result codes of fwdResult.
@@ -95,9 +96,16 @@ type fwdReply struct {
 	code  int32            // a proposal refused at once
 	sync  bool
 	index uint64
-	// reconfig delivers the result code of a membership change run by
-	// its own goroutine.
-	reconfig chan int32
+	// reconfig delivers the outcome of a membership change run by its
+	// own goroutine.
+	reconfig chan reconfigOutcome
+}
+
+// reconfigOutcome is a membership change's result code and, on success,
+// the zxid of its config entry.
+type reconfigOutcome struct {
+	code int32
+	zxid int64
 }
 
 // handle reads one follower's frames; proposals are appended to the Raft
@@ -137,10 +145,13 @@ func (fs *forwardServer) handle(nc net.Conn) {
 		case fwdTouch:
 			fs.n.handleTouch(decodeIDs(d))
 		case fwdReconfig:
-			seq, members := uint64(d.Long()), decodePeers(d)
-			done := make(chan int32, 1)
-			go func() { done <- reconfigCode(fs.n, members) }()
+			seq, cmd := uint64(d.Long()), d.Buffer()
+			done := make(chan reconfigOutcome, 1)
+			go func() { done <- reconfigCode(fs.n, cmd) }()
 			replies <- fwdReply{seq: seq, reconfig: done}
+		case fwdRemoved:
+			fs.n.noteRemovedAt(uint64(d.Long()))
+			return
 		case fwdSync:
 			r := fwdReply{seq: uint64(d.Long()), sync: true, code: fwdNotLeader}
 			if fs.n.raft.State() == raft.Leader {
@@ -158,9 +169,11 @@ func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
 	for r := range replies {
 		var e wire.Encoder
 		if r.reconfig != nil {
+			o := <-r.reconfig
 			e.Int(fwdReconfigDone)
 			e.Long(int64(r.seq))
-			e.Int(<-r.reconfig)
+			e.Int(o.code)
+			e.Long(o.zxid)
 		} else if r.sync {
 			e.Int(fwdSyncDone)
 			e.Long(int64(r.seq))
@@ -201,18 +214,24 @@ func resultCode(r fwdReply) int32 {
 	}
 }
 
-// reconfigCode runs a follower's membership change on this leader.
-func reconfigCode(n *Node, members []Peer) int32 {
+// reconfigCode runs a follower's membership change (an encoded KindConfig
+// command) on this leader.
+func reconfigCode(n *Node, data []byte) reconfigOutcome {
+	cmd, err := DecodeCommand(data)
+	if err != nil || cmd.Kind != KindConfig {
+		return reconfigOutcome{code: fwdFailed}
+	}
 	if n.raft.State() != raft.Leader {
-		return fwdNotLeader
+		return reconfigOutcome{code: fwdNotLeader}
 	}
-	if err := n.changeMembership(members); err != nil {
-		if errors.Is(err, ErrNotLeader) {
-			return fwdNotLeader
-		}
-		return fwdFailed
+	zxid, err := n.reconfigureHere(cmd)
+	switch {
+	case err == nil:
+		return reconfigOutcome{code: fwdOK, zxid: zxid}
+	case errors.Is(err, ErrNotLeader):
+		return reconfigOutcome{code: fwdNotLeader}
 	}
-	return fwdOK
+	return reconfigOutcome{code: fwdFailed}
 }
 
 func frameBytes(payload []byte) []byte {
@@ -249,7 +268,7 @@ type forwardClient struct {
 	inflight  map[uint64]struct{}        // proposals sent on conn, not yet answered
 	syncs     map[uint64]chan syncResult // sync requests waiting for the leader's index
 	syncSeq   uint64
-	reconfigs map[uint64]chan error
+	reconfigs map[uint64]chan reconfigResult
 	wg        sync.WaitGroup
 	closed    bool
 }
@@ -261,7 +280,7 @@ type syncResult struct {
 
 func newForwardClient(n *Node) *forwardClient {
 	return &forwardClient{n: n, inflight: make(map[uint64]struct{}), syncs: make(map[uint64]chan syncResult),
-		reconfigs: make(map[uint64]chan error)}
+		reconfigs: make(map[uint64]chan reconfigResult)}
 }
 
 // connLocked returns a connection to the current leader, dialling if needed.
@@ -344,7 +363,7 @@ func (c *forwardClient) dropLocked(err error) {
 		delete(c.syncs, seq)
 	}
 	for seq, ch := range c.reconfigs {
-		ch <- err
+		ch <- reconfigResult{err: err}
 		delete(c.reconfigs, seq)
 	}
 }
@@ -407,23 +426,29 @@ func (c *forwardClient) leaderIndex() (<-chan syncResult, error) {
 // membership (for example, a new member never caught up).
 var ErrReconfigFailed = errors.New("consensus: membership change failed")
 
-// reconfig asks the leader to change the membership and waits for it.
-func (c *forwardClient) reconfig(ctx context.Context, members []Peer) error {
-	ch := make(chan error, 1)
+// reconfig asks the leader to run a membership change (a KindConfig
+// command) and waits for the zxid of its config entry.
+func (c *forwardClient) reconfig(ctx context.Context, cmd *Command) (int64, error) {
+	ch := make(chan reconfigResult, 1)
 	seq := c.nextSeq()
 	var e wire.Encoder
 	e.Int(fwdReconfig)
 	e.Long(int64(seq))
-	encodePeers(&e, members)
+	e.Buffer(encodeCommand(cmd))
 	if err := c.send(e.Bytes(), func() { c.reconfigs[seq] = ch }); err != nil {
-		return err
+		return 0, err
 	}
 	select {
-	case err := <-ch:
-		return err
+	case r := <-ch:
+		return r.zxid, r.err
 	case <-ctx.Done():
-		return ctx.Err()
+		return 0, ctx.Err()
 	}
+}
+
+type reconfigResult struct {
+	zxid int64
+	err  error
 }
 
 func (c *forwardClient) readLoop(nc net.Conn) {
@@ -455,13 +480,13 @@ func (c *forwardClient) dispatch(d *wire.Decoder) {
 		}
 	case fwdReconfigDone:
 		if ch := c.reconfigs[seq]; ch != nil {
-			switch d.Int() {
+			switch code, zxid := d.Int(), d.Long(); code {
 			case fwdOK:
-				ch <- nil
+				ch <- reconfigResult{zxid: zxid}
 			case fwdNotLeader:
-				ch <- ErrNotLeader
+				ch <- reconfigResult{err: ErrNotLeader}
 			default:
-				ch <- ErrReconfigFailed
+				ch <- reconfigResult{err: ErrReconfigFailed}
 			}
 			delete(c.reconfigs, seq)
 		}

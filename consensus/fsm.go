@@ -55,6 +55,9 @@ type fsm struct {
 	// goroutine, before it is applied, so it cannot tell a sync that the
 	// state is current.
 	appliedIndex atomic.Uint64
+	// snaps asks for a snapshot every snapCount entries; nil when
+	// snapCount does not apply.
+	snaps *snapCounter
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
@@ -105,6 +108,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	f.mu.Unlock()
 	if len(logs) > 0 {
 		f.appliedIndex.Store(logs[len(logs)-1].Index)
+		if f.snaps != nil {
+			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index)
+		}
 	}
 	for _, d := range done {
 		d.wt.send(outcome{applied: d.a})

@@ -26,6 +26,11 @@ func freeAddr(t *testing.T) string {
 	return ""
 }
 
+// testElectionTimeout is the ensembles' Raft timeout in these tests. With
+// 100 ms a loaded 2-core machine re-elected under them (a hand-over timed
+// out, a follower caught up from a new leader's log instead of a snapshot).
+const testElectionTimeout = 500 * time.Millisecond
+
 // startEnsemble starts n in-memory nodes that form one ensemble over TCP.
 func startEnsemble(t *testing.T, n int) []*Node {
 	t.Helper()
@@ -35,7 +40,7 @@ func startEnsemble(t *testing.T, n int) []*Node {
 	}
 	nodes := make([]*Node, n)
 	for i := range nodes {
-		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers, ElectionTimeout: 100 * time.Millisecond})
+		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers, ElectionTimeout: testElectionTimeout})
 		require.NoError(t, err)
 		t.Cleanup(func() { nd.Close() })
 		nodes[i] = nd

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/hashicorp/raft"
 
@@ -90,20 +91,87 @@ func (n *Node) setPeers(members []Peer) {
 	n.peersMu.Unlock()
 }
 
-// ChangeMembership makes Raft's configuration match members, one change at
-// a time (Raft's single-server changes), on the leader; a follower asks the
-// leader to do it. It does not touch /zookeeper/config: propose a KindConfig
-// command afterwards.
-func (n *Node) ChangeMembership(ctx context.Context, members []Peer) error {
+// ErrRemoved is returned by Reconfigure when the new membership leaves
+// this node out: the change is made, but a removed node no longer applies
+// the ensemble's entries, so it cannot show the result.
+var ErrRemoved = errors.New("consensus: this server is not a member of the new configuration")
+
+// Reconfigure makes the ensemble's membership members, as ZooKeeper's
+// reconfig does, and returns the zxid of its config entry: the leader makes
+// Raft's configuration match members one change at a time (Raft's
+// single-server changes), then appends a config entry that every member
+// writes into /zookeeper/config with version=<that zxid>. The same leader
+// does both, so a membership never goes unrecorded because the server that
+// asked lost its leader. A follower asks the leader. A leader that the
+// change removes first hands its leadership to a member that stays, which
+// then removes it and records the change; the old leader stays up, out of
+// the ensemble, until a reconfig adds it back.
+//
+// Reconfigure returns once this node has applied the config entry, or with
+// ErrRemoved (and the zxid) once the change is made when members leave
+// this node out. ErrReconfigFailed means a change was refused (for
+// example, a new member never caught up).
+func (n *Node) Reconfigure(ctx context.Context, members []Peer, mtime int64) (int64, error) {
 	if n.stores.window != nil {
 		// Its log forgets applied entries and it keeps no snapshot, so a
 		// new member could never catch up.
-		return ErrStandaloneInMemory
+		return 0, ErrStandaloneInMemory
 	}
+	cmd := &Command{Kind: KindConfig, Members: members, Time: mtime}
+	for {
+		zxid, err := n.reconfigureOnce(ctx, cmd)
+		switch {
+		case err == nil && !isMember(members, n.self):
+			return zxid, ErrRemoved
+		case err == nil:
+			return zxid, n.Sync(ctx)
+		case !errors.Is(err, ErrNotLeader):
+			return 0, err
+		}
+		// The leader changed (or handed over to be removed): every step is
+		// idempotent, so the new leader runs the whole change again.
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-time.After(reconfigRetry):
+		}
+	}
+}
+
+// reconfigRetry is how long Reconfigure waits for a new leader between
+// attempts.
+const reconfigRetry = 20 * time.Millisecond
+
+func (n *Node) reconfigureOnce(ctx context.Context, cmd *Command) (int64, error) {
 	if n.fwdCli != nil && n.raft.State() != raft.Leader {
-		return n.fwdCli.reconfig(ctx, members)
+		return n.fwdCli.reconfig(ctx, cmd)
 	}
-	return n.changeMembership(members)
+	return n.reconfigureHere(cmd)
+}
+
+// reconfigureHere runs a membership change on the leader: Raft's
+// configuration first, then the config entry.
+func (n *Node) reconfigureHere(cmd *Command) (int64, error) {
+	if err := n.changeMembership(cmd.Members); err != nil {
+		if errors.Is(err, ErrNotLeader) || errors.Is(err, ErrShutdown) {
+			return 0, err
+		}
+		return 0, fmt.Errorf("%w: %v", ErrReconfigFailed, err)
+	}
+	f := n.raft.Apply(encodeCommand(cmd), 0)
+	if err := f.Error(); err != nil {
+		return 0, mapRaftError(err)
+	}
+	return f.Response().(*Applied).Zxid, nil
+}
+
+func isMember(members []Peer, id raft.ServerID) bool {
+	for _, p := range members {
+		if serverID(p.ID) == id {
+			return true
+		}
+	}
+	return false
 }
 
 func (n *Node) changeMembership(members []Peer) error {
@@ -117,36 +185,69 @@ func (n *Node) changeMembership(members []Peer) error {
 	}
 	want := map[raft.ServerID]bool{}
 	for _, p := range members {
-		id := serverID(p.ID)
-		want[id] = true
-		suffrage := raft.Voter
-		if p.Observer {
-			suffrage = raft.Nonvoter
-		}
-		if s, ok := current[id]; ok && s.Suffrage == suffrage && string(s.Address) == p.RaftAddr {
-			continue
-		}
-		var fut raft.IndexFuture
-		switch s, exists := current[id]; {
-		case p.Observer && exists && s.Suffrage == raft.Voter:
-			fut = n.raft.DemoteVoter(id, 0, 0) // AddNonvoter never takes a vote away
-		case p.Observer:
-			fut = n.raft.AddNonvoter(id, raft.ServerAddress(p.RaftAddr), 0, 0)
-		default:
-			fut = n.raft.AddVoter(id, raft.ServerAddress(p.RaftAddr), 0, 0)
-		}
-		if err := fut.Error(); err != nil {
-			return mapRaftError(err)
+		want[serverID(p.ID)] = true
+		if err := n.setMember(p, current); err != nil {
+			return err
 		}
 	}
 	for id := range current {
-		if !want[id] {
-			if err := n.raft.RemoveServer(id, 0, 0).Error(); err != nil {
+		if !want[id] && id != n.self {
+			f := n.raft.RemoveServer(id, 0, 0)
+			if err := f.Error(); err != nil {
 				return mapRaftError(err)
 			}
+			n.tellRemoved(id, f.Index())
 		}
 	}
+	if !want[n.self] {
+		return n.handOverTo(members)
+	}
 	return nil
+}
+
+// setMember adds p to Raft's configuration or changes its vote or
+// address, unless it is already there as it should be.
+func (n *Node) setMember(p Peer, current map[raft.ServerID]raft.Server) error {
+	id := serverID(p.ID)
+	suffrage := raft.Voter
+	if p.Observer {
+		suffrage = raft.Nonvoter
+	}
+	s, exists := current[id]
+	if exists && s.Suffrage == suffrage && string(s.Address) == p.RaftAddr {
+		return nil
+	}
+	var fut raft.IndexFuture
+	switch {
+	case p.Observer && exists && s.Suffrage == raft.Voter:
+		fut = n.raft.DemoteVoter(id, 0, 0) // AddNonvoter never takes a vote away
+	case p.Observer:
+		fut = n.raft.AddNonvoter(id, raft.ServerAddress(p.RaftAddr), 0, 0)
+	default:
+		fut = n.raft.AddVoter(id, raft.ServerAddress(p.RaftAddr), 0, 0)
+	}
+	return mapRaftError(fut.Error())
+}
+
+// handOverTo makes a voter of members lead in place of this leader, which
+// the change removes, and returns ErrNotLeader so that the change is run
+// again by the new leader. (Raft would let a leader remove itself, but the
+// config entry must follow, and the rest of the ensemble would first wait
+// out an election timeout.)
+func (n *Node) handOverTo(members []Peer) error {
+	for _, p := range members {
+		if p.Observer {
+			continue
+		}
+		err := n.raft.LeadershipTransferToServer(serverID(p.ID), raft.ServerAddress(p.RaftAddr)).Error()
+		if err == nil {
+			return ErrNotLeader
+		}
+		if errors.Is(err, raft.ErrNotLeader) || errors.Is(err, raft.ErrRaftShutdown) {
+			return mapRaftError(err)
+		}
+	}
+	return fmt.Errorf("consensus: no member of the new configuration could take the leadership over")
 }
 
 // voting reports whether Raft's current configuration gives this node a vote.

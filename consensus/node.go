@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
@@ -64,8 +65,10 @@ type Config struct {
 	OnDamage func(error)
 	// Storage is where the log and snapshots live; the zero value is memory.
 	Storage Storage
-	// SnapshotThreshold is the number of log entries between snapshots
-	// (ZooKeeper's snapCount); 0 keeps Raft's default.
+	// SnapshotThreshold is ZooKeeper's snapCount: a snapshot is taken
+	// after a random number of applied entries in (snapCount/2, snapCount]
+	// since the last one; 0 keeps Raft's own default (8192 entries, checked
+	// only every two minutes).
 	SnapshotThreshold int
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
@@ -101,6 +104,11 @@ type Node struct {
 	network   Network
 	linkTime  time.Duration // Config.LinkTimeout, defaulted
 	log       *slog.Logger  // Config.Logger; nil discards
+	// removedAt is the index of the configuration entry that removed
+	// this node, as the leader told it (see Removed); 0 if none.
+	removedAt atomic.Uint64
+	// background counts goroutines Close waits for.
+	background sync.WaitGroup
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -129,6 +137,14 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.fsm.installConfig()
 	}
 	n.fsm.onMembers = n.setPeers
+	ready := make(chan struct{})
+	defer close(ready)
+	if rc.SnapshotThreshold != math.MaxUint64 && cfg.SnapshotThreshold > 0 {
+		n.fsm.snaps = newSnapCounter(rc.SnapshotThreshold, func() {
+			<-ready                   // n.raft is set
+			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
+		})
+	}
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {
 		err = n.bootstrapOnce(rc, conf)
@@ -176,6 +192,10 @@ func raftConfig(cfg Config) *raft.Config {
 	// batches, instead of each Apply waiting for the leader loop to take
 	// it. (It voids Apply's timeout, which is never used here.)
 	rc.BatchApplyCh = true
+	// A server a reconfig removes stays up, out of the ensemble, so that a
+	// reconfig can add it back (Raft would shut a removed leader down for
+	// good, leaving a server that answers nothing until restarted).
+	rc.ShutdownOnRemove = false
 	if cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
 	}
@@ -496,10 +516,10 @@ func (n *Node) LastZxid() int64 {
 func (n *Node) IsLeader() bool { return n.raft.State() == raft.Leader }
 
 // HasLeader reports whether this node knows a leader (it is part of a
-// working quorum).
+// working quorum). A removed node has none: it applies nothing more.
 func (n *Node) HasLeader() bool {
 	_, id := n.raft.LeaderWithID()
-	return id != ""
+	return id != "" && !n.Removed()
 }
 
 // LeaderCh delivers true when this node becomes leader and false when it
@@ -507,13 +527,16 @@ func (n *Node) HasLeader() bool {
 func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }
 
 // Role names this node's ZAB role: standalone, leader, follower, observer,
-// or looking while there is no leader.
+// looking while there is no leader, or removed once a reconfig took it out
+// of the ensemble.
 func (n *Node) Role() string {
 	switch {
 	case n.fwdCli == nil:
 		return "standalone"
 	case n.raft.State() == raft.Leader:
 		return "leader"
+	case n.Removed():
+		return "removed"
 	case !n.HasLeader():
 		return "looking"
 	}
@@ -545,6 +568,10 @@ func (n *Node) Close() error {
 	}
 	n.stores.abortWaits() // an append waiting for disk space
 	err := n.raft.Shutdown().Error()
+	n.background.Wait()
+	if n.fsm.snaps != nil {
+		n.fsm.snaps.wait()
+	}
 	n.fsm.waiters.failAll(ErrShutdown)
 	n.closeStores()
 	return err
@@ -558,6 +585,6 @@ func (n *Node) Sessions() []session.Info {
 	return n.fsm.st.Sessions.List()
 }
 
-// Snapshot takes a snapshot now and compacts the log behind it (Raft also
-// takes them on its own every SnapshotThreshold entries).
+// Snapshot takes a snapshot now and compacts the log behind it (one is
+// also taken every SnapshotThreshold applied entries: see snapCounter).
 func (n *Node) Snapshot() error { return n.raft.Snapshot().Error() }

@@ -52,6 +52,9 @@ const (
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.RLock()
 	defer f.mu.RUnlock()
+	if f.snaps != nil {
+		f.snaps.taken(f.appliedIndex.Load())
+	}
 	s := &snapshot{}
 	var e wire.Encoder
 	e.Long(int64(f.term))
@@ -116,6 +119,9 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer f.mu.Unlock()
 	f.term, f.counter = rs.term, rs.counter
 	f.st = rs.st
+	if f.snaps != nil {
+		f.snaps.restored = true
+	}
 	if len(rs.members) > 0 { // a reconfig happened before the snapshot
 		f.members, f.configVersion = rs.members, rs.configVersion
 		f.config = FormatMembership(rs.members, rs.configVersion)

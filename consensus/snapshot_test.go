@@ -145,7 +145,7 @@ func TestFollowerCatchesUpBySnapshot(t *testing.T) {
 	}
 	start := func(id int64) *Node {
 		nd, err := Start(context.Background(), Config{ServerID: id, Peers: peers,
-			ElectionTimeout: 100 * time.Millisecond, SnapshotThreshold: 1 << 30, trailingLogs: 10})
+			ElectionTimeout: testElectionTimeout, SnapshotThreshold: 1 << 30, trailingLogs: 10})
 		require.NoError(t, err)
 		return nd
 	}

@@ -24,6 +24,9 @@ type Cluster struct {
 	disks []*consensus.DiskFaults
 }
 
+// ClusterTick is the tickTime of StartCluster's servers.
+const ClusterTick = 500 * time.Millisecond
+
 // ClusterOption configures StartCluster.
 type ClusterOption func(*clusterOptions)
 
@@ -48,8 +51,15 @@ func WithServerConfig(fn func(*server.Config)) ClusterOption {
 }
 
 // StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
-// free ports, a 100 ms tick and sessions of at most 4 s, and stops it when
-// the test ends. It returns once a leader is elected.
+// free ports, a 500 ms tick (go-zookeeper's own ensemble tests use the same)
+// and sessions of at most 4 s, and stops it when the test ends. It returns
+// once a leader is elected.
+//
+// The tick is Raft's heartbeat, election and leader-lease timeout. With
+// 100 ms, a loaded 2-core machine (four busy loops beside a -race test)
+// stalled a leader or its followers long enough to re-elect in 7 of 8
+// three-second runs just after start-up; with 250 ms in 3 of 18; with
+// 500 ms in none of 8 (see the commit that set it).
 func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 	t.Helper()
 	var o clusterOptions
@@ -70,7 +80,7 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 		cfg.ClientPort = 0
 		cfg.ServerID = int64(i)
 		cfg.Servers = lines
-		cfg.TickTime = 100 * time.Millisecond
+		cfg.TickTime = ClusterTick
 		cfg.MaxSessionTimeout = 4 * time.Second
 		cfg.DataDir = filepath.Join(dir, fmt.Sprint(i))
 		cfg.ForceSync = false

@@ -135,6 +135,19 @@ func (h *history) add(client int, in linInput, call int64, out linOutput) {
 	h.mu.Unlock()
 }
 
+// completed counts the operations with a known outcome so far.
+func (h *history) completed() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := 0
+	for _, op := range h.ops {
+		if op.Output.(linOutput).code != "unknown" {
+			n++
+		}
+	}
+	return n
+}
+
 func codeOf(err error) (string, bool) {
 	switch {
 	case err == nil:
@@ -200,6 +213,24 @@ func linClient(id int, c *zk.Conn, keys []string, h *history, stop <-chan struct
 		}
 		h.add(id, in, call, out)
 		*count++
+		if out.code == "unknown" {
+			// Disconnected: go-zookeeper fails every request at once
+			// until it has its session back, and each failed write is one
+			// more operation of unknown outcome for the checker to place
+			// (hundreds of them made its search time out).
+			waitSession(c, stop)
+		}
+	}
+}
+
+// waitSession waits until c has its session again or stop is closed.
+func waitSession(c *zk.Conn, stop <-chan struct{}) {
+	for c.State() != zk.StateHasSession {
+		select {
+		case <-stop:
+			return
+		case <-time.After(5 * time.Millisecond): // poll interval of the condition
+		}
 	}
 }
 
@@ -233,6 +264,12 @@ func TestLinearizableUnderLeaderKills(t *testing.T) {
 		c.WaitForLeader()
 		c.Restart(leader)
 	}
+	// Each fault costs the clients a few ticks; on a slow machine they
+	// may need longer than the faults took to complete enough operations.
+	c.WaitForLeader()
+	for enough := time.Now().Add(30 * time.Second); h.completed() <= minLinOps && time.Now().Before(enough); {
+		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
+	}
 	close(stop)
 	wg.Wait()
 
@@ -254,8 +291,12 @@ func TestLinearizableUnderLeaderKills(t *testing.T) {
 		}
 	}
 	require.Equal(t, porcupine.Ok, res, "history is not linearizable")
-	require.Greater(t, total-unknown, 100, "too few completed operations to mean anything")
+	require.Greater(t, total-unknown, minLinOps, "too few completed operations to mean anything")
 }
+
+// minLinOps is how many operations with a known outcome a history needs
+// to mean anything.
+const minLinOps = 100
 
 // TestLinearizabilityModelRejectsStaleReads shows the checker has teeth: a
 // read that returns a value overwritten before the read began is illegal.

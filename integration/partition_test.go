@@ -30,9 +30,13 @@ func TestPartition_IsolatedLeaderStepsDownAndRejoins(t *testing.T) {
 	newLeader := c.WaitForLeaderAmong(majority...)
 	elected := time.Since(start)
 	c.WaitForRole(old, "looking")
-	t.Logf("partition: new leader after %v (tick 100 ms), old leader looking after %v", elected.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	t.Logf("partition: new leader after %v (tick %v), old leader looking after %v", elected.Round(time.Millisecond), ClusterTick, time.Since(start).Round(time.Millisecond))
 
-	// The majority carries on; the client moves there if it was on the old leader.
+	// The majority carries on; the client moves there if it was on the old
+	// leader, which drops it within two ticks of losing its quorum.
+	if c.serverOf(cl.SessionID()) == old {
+		waitSessionMoved(t, c, cl, old)
+	}
 	_, err = cl.Set("/p", []byte("during"), -1)
 	require.NoError(t, err)
 	// The cut-off server serves no one: a handshake gets no answer.
@@ -67,8 +71,7 @@ func TestPartition_MinorityFollowerDropsClientsWhoMoveOn(t *testing.T) {
 	c.WaitForRole(lonely, "looking")
 	// The follower without quorum drops its client, which resumes its
 	// session on the majority with its ephemeral.
-	waitState(t, events, zk.StateDisconnected)
-	waitState(t, events, zk.StateHasSession)
+	waitSessionMoved(t, c, cl, lonely)
 	require.Equal(t, sid, cl.SessionID())
 	ok, _, err := cl.Exists("/e")
 	require.NoError(t, err)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -134,4 +135,99 @@ func TestReconfig_NewServerJoins(t *testing.T) {
 	_, err = newcomer.Create("/via-newcomer", nil, 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t4\n")
+}
+
+// TestReconfig_RemoveTheLeaderAndAddItBack walks through docs/zab-and-raft.md's
+// reconfig with the leader as the server removed, from a client on a
+// follower, as ZooKeeper 3.8 runs it: /zookeeper/config then lists the two
+// members left with version=<zxid of the reconfig> on both, the removed
+// server says that it was removed, and once added back it follows again
+// with every write made while it was out.
+func TestReconfig_RemoveTheLeaderAndAddItBack(t *testing.T) {
+	c := startReconfigCluster(t)
+	old := c.Leader()
+	oldID := int64(old + 1)
+	line := c.cfgs[old].Servers[oldID]
+	admin, _ := c.Connect(t, c.Servers[(old+1)%3].Addr())
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+	_, err := admin.Create("/before", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	st, err := admin.IncrementalReconfig(nil, []string{strconv.FormatInt(oldID, 10)}, -1)
+	require.NoError(t, err, "removing the leader through a follower")
+	c.WaitForRole(old, "removed")
+	stays := []int{(old + 1) % 3, (old + 2) % 3}
+	for _, i := range stays {
+		data, cst := configOf(t, c, i)
+		require.Equal(t, 2, strings.Count(string(data), "server."), "server %d: %s", i+1, data)
+		require.NotContains(t, string(data), serverKey(oldID)+"=")
+		require.True(t, strings.HasSuffix(string(data), fmt.Sprintf("\nversion=%x", st.Mzxid)), "server %d: %s", i+1, data)
+		require.Equal(t, st.Mzxid, cst.Mzxid, "the config's version is its mzxid, as in ZooKeeper")
+		require.Equal(t, int32(-1), cst.Version, "ZooKeeper leaves the config znode's Stat version at -1")
+	}
+	require.Contains(t, fourLetterWord(t, c.Servers[old].Addr(), "srvr"), "a reconfig removed it from the ensemble")
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t2\n")
+
+	for i := 0; i < 5; i++ {
+		_, err = admin.Create(fmt.Sprintf("/while-out-%d", i), nil, 0, zk.WorldACL(zk.PermAll))
+		require.NoError(t, err)
+	}
+	st2, err := admin.IncrementalReconfig([]string{serverKey(oldID) + "=" + line}, nil, st.Mzxid)
+	require.NoError(t, err)
+	c.WaitForRole(old, "follower")
+	require.Contains(t, fourLetterWord(t, c.Servers[old].Addr(), "srvr"), "Mode: follower\n")
+	back, _ := c.Connect(t, c.Servers[old].Addr())
+	_, err = back.Sync("/")
+	require.NoError(t, err)
+	for i := 0; i < 5; i++ {
+		ok, _, err := back.Exists(fmt.Sprintf("/while-out-%d", i))
+		require.NoError(t, err)
+		require.True(t, ok, "the re-added server has the writes made while it was out")
+	}
+	for i := range c.Servers {
+		data, cst := configOf(t, c, i)
+		require.Equal(t, 3, strings.Count(string(data), "server."), "server %d: %s", i+1, data)
+		require.Equal(t, st2.Mzxid, cst.Mzxid)
+	}
+	_, err = back.Create("/via-the-old-leader", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+}
+
+// configOf reads /zookeeper/config from server i after a sync.
+func configOf(t *testing.T, c *Cluster, i int) ([]byte, *zk.Stat) {
+	t.Helper()
+	cl, _ := c.Connect(t, c.Servers[i].Addr())
+	defer cl.Close()
+	_, err := cl.Sync("/zookeeper/config")
+	require.NoError(t, err)
+	data, st, err := cl.Get("/zookeeper/config")
+	require.NoError(t, err)
+	return data, st
+}
+
+// TestReconfig_TheServerRemovedAnswersItsClient: a client on the leader
+// removes the leader. As with ZooKeeper, whose removed server applies the
+// reconfig before it leaves, the client gets the new membership; then the
+// removed server drops it and it moves to a server that stays.
+func TestReconfig_TheServerRemovedAnswersItsClient(t *testing.T) {
+	c := startReconfigCluster(t)
+	old := c.Leader()
+	oldID := int64(old + 1)
+	stays := []int{(old + 1) % 3, (old + 2) % 3}
+	admin, _ := c.Connect(t, c.Servers[old].Addr(), c.Servers[stays[0]].Addr(), c.Servers[stays[1]].Addr())
+	for !c.Servers[old].HasSession(admin.SessionID()) {
+		admin.Close()
+		admin, _ = c.Connect(t, c.Servers[old].Addr(), c.Servers[stays[0]].Addr(), c.Servers[stays[1]].Addr())
+	}
+	require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+
+	data, err := admin.IncrementalReconfig(nil, []string{strconv.FormatInt(oldID, 10)}, -1)
+	require.NoError(t, err)
+	want, _ := configOf(t, c, stays[0])
+	require.Equal(t, fmt.Sprintf("version=%x", data.Mzxid), string(want[strings.LastIndex(string(want), "\n")+1:]))
+	waitSessionMoved(t, c, admin, old)
+	got, st, err := admin.Get("/zookeeper/config")
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+	require.Equal(t, data.Mzxid, st.Mzxid)
 }

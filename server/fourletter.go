@@ -66,7 +66,11 @@ func (s *Server) fourLetter(nc net.Conn, cmd string) {
 		return
 	}
 	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.node.HasLeader() && !s.readOnlyMode() {
-		io.WriteString(nc, "This ZooKeeper instance is not currently serving requests\n")
+		io.WriteString(nc, "This ZooKeeper instance is not currently serving requests")
+		if s.node.Removed() {
+			io.WriteString(nc, ": a reconfig removed it from the ensemble (reconfig -add takes it back)")
+		}
+		io.WriteString(nc, "\n")
 		return
 	}
 	var b strings.Builder

@@ -110,6 +110,10 @@ func (s *Server) touchRemote(ids []int64) {
 // watchRole follows leadership changes, and every tick sends the sessions
 // this server saw alive to the leader and checks that a quorum is still
 // there: a server without a leader drops its clients, as ZooKeeper does.
+// It waits for a second tick without one first: while the leadership
+// moves (a hand-over, a reconfig removing the leader), a follower knows no
+// leader for a moment, which is not the lost quorum ZooKeeper's followers
+// drop their clients for.
 func (s *Server) watchRole(done <-chan struct{}) {
 	defer s.wg.Done()
 	events := &eventLog{s: s}
@@ -119,6 +123,7 @@ func (s *Server) watchRole(done <-chan struct{}) {
 	var disk diskWatch
 	tick := time.NewTicker(s.cfg.TickTime)
 	defer tick.Stop()
+	removed, leaderless := false, 0
 	for {
 		select {
 		case leading := <-s.node.LeaderCh():
@@ -130,15 +135,39 @@ func (s *Server) watchRole(done <-chan struct{}) {
 		case <-tick.C:
 			disk.check(s)
 			s.node.Touch(s.touched.drain())
-			if s.node.HasLeader() {
+			removed = s.noteRemoved(removed)
+			switch {
+			case s.node.HasLeader():
+				leaderless = 0
 				s.dropClients("quorum is back", (*conn).isReadOnly)
-			} else {
-				s.dropClients("no quorum", (*conn).isReadWrite)
+			case removed:
+				// A tick's grace too: a client that removed this server
+				// gets its answer first.
+				if leaderless++; leaderless > 1 {
+					s.dropClients("removed from the ensemble", (*conn).isReadWrite)
+				}
+			default:
+				if leaderless++; leaderless > 1 {
+					s.dropClients("no quorum", (*conn).isReadWrite)
+				}
 			}
 		case <-done:
 			return
 		}
 	}
+}
+
+// noteRemoved logs when a reconfig takes this server out of the ensemble
+// or adds it back (was: whether it was out at the last tick).
+func (s *Server) noteRemoved(was bool) bool {
+	removed := s.node.Removed()
+	switch {
+	case removed && !was:
+		s.log.Warn("a reconfig removed this server from the ensemble: it serves no clients and applies no writes until a reconfig adds it back", "id", s.cfg.ServerID)
+	case !removed && was:
+		s.log.Info("a reconfig added this server back to the ensemble", "id", s.cfg.ServerID)
+	}
+	return removed
 }
 
 // dropClients closes the client connections that match.

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -34,18 +35,30 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 	}
 	ctx, cancel := context.WithTimeout(s.life, reconfigTimeout)
 	defer cancel()
-	if err := s.node.ChangeMembership(ctx, members); err != nil {
+	now := s.nowMillis()
+	zxid, err := s.node.Reconfigure(ctx, members, now)
+	removed := errors.Is(err, consensus.ErrRemoved)
+	switch {
+	case removed:
+		// It will never apply the config entry, so it answers with what
+		// the entry writes; it drops its clients at its next tick.
+		s.log.Info("reconfig applied: this server left the ensemble", "zxid", sessionHex(zxid), "members", len(members))
+	case errors.Is(err, consensus.ErrShutdown):
+		return lostReply()
+	case err != nil:
 		s.log.Warn("reconfig failed", "err", err)
 		return s.logFailure(xid, wire.CodeNewConfigNoQuorum)
 	}
-	a, err := s.node.Propose(ctx, &consensus.Command{Kind: consensus.KindConfig, Members: members, Time: s.nowMillis()})
-	if err != nil {
-		return lostReply()
-	}
 	var data []byte
-	s.node.Read(func(st *consensus.State) { data, _, _ = st.Tree.GetData("/zookeeper/config") })
-	s.log.Info("reconfig applied", "zxid", sessionHex(a.Zxid), "members", len(members))
-	return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: a.Zxid}, body: &wire.GetDataResponse{Data: data, Stat: a.Result.Stat}}
+	var stat wire.Stat
+	s.node.Read(func(st *consensus.State) { data, stat, _ = st.Tree.GetData("/zookeeper/config") })
+	if removed {
+		data = consensus.FormatMembership(members, zxid)
+		stat.Mzxid, stat.Mtime, stat.DataLength = zxid, now, int32(len(data))
+	} else {
+		s.log.Info("reconfig applied", "zxid", sessionHex(zxid), "members", len(members))
+	}
+	return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: zxid}, body: &wire.GetDataResponse{Data: data, Stat: stat}}
 }
 
 // logFailure logs a refused write as an error entry and answers with code.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"time"
 
@@ -50,10 +51,16 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 			}
 			return false
 		}
-	} else if s.dropSession(id); !s.sessionValid(id, req.Passwd) {
-		resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
-		c.writeFrame(&resp)
-		return false
+	} else {
+		s.dropSession(id)
+		switch valid, sure := s.checkResumed(id, req.Passwd); {
+		case !sure:
+			return false // the client tries another server
+		case !valid:
+			resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
+			c.writeFrame(&resp)
+			return false
+		}
 	}
 	resp.SessionID, resp.Passwd = id, session.Password(id)
 	c.session.Store(id)
@@ -116,6 +123,28 @@ func (s *Server) track(id int64, timeout int32, isNew bool) bool {
 	}
 	t.Add(id, time.Duration(timeout)*time.Millisecond)
 	return true
+}
+
+// checkResumed checks a resumed session against this server's replica
+// and, when the replica does not know it, once more after applying
+// everything the leader had appended: a replica a little behind (a
+// follower under load, a leader just elected that has yet to apply its
+// predecessor's last entries) may not have applied the session's
+// createSession yet, and telling the client its session expired would end
+// a live session. sure is false when that sync failed.
+func (s *Server) checkResumed(id int64, passwd []byte) (valid, sure bool) {
+	if s.sessionValid(id, passwd) {
+		return true, true
+	}
+	if !session.CheckPassword(id, passwd) {
+		return false, true
+	}
+	ctx, cancel := context.WithTimeout(s.life, s.cfg.MaxSession())
+	defer cancel()
+	if s.node.Sync(ctx) != nil {
+		return false, false
+	}
+	return s.sessionValid(id, passwd), true
 }
 
 func (s *Server) sessionValid(id int64, passwd []byte) bool {
