@@ -81,6 +81,10 @@ func run(args []string, stderr io.Writer) error {
 	startCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := srv.Start(startCtx); err != nil {
+		if ctx.Err() != nil { // SIGINT or SIGTERM during the start: a clean stop
+			log.Info("stopped while starting")
+			return srv.Shutdown()
+		}
 		return err
 	}
 	<-ctx.Done()
