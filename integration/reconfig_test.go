@@ -172,7 +172,7 @@ func TestReconfig_RemoveTheLeaderAndAddItBack(t *testing.T) {
 		_, err = admin.Create(fmt.Sprintf("/while-out-%d", i), nil, 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err)
 	}
-	st2, err := admin.IncrementalReconfig([]string{serverKey(oldID) + "=" + line}, nil, st.Mzxid)
+	st2, err := admin.IncrementalReconfig([]string{serverKey(oldID) + "=" + line + ";" + c.Servers[old].Addr()}, nil, st.Mzxid)
 	require.NoError(t, err)
 	c.WaitForRole(old, "follower")
 	require.Contains(t, fourLetterWord(t, c.Servers[old].Addr(), "srvr"), "Mode: follower\n")

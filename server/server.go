@@ -261,9 +261,16 @@ func backoff(d time.Duration) time.Duration {
 func (s *Server) serve(nc net.Conn) {
 	ip := remoteIP(nc)
 	s.mu.Lock()
-	if s.closed || (s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns) {
+	if s.closed {
 		s.mu.Unlock()
-		s.log.Warn("refusing connection", "remote", nc.RemoteAddr().String(), "reason", "too many connections or closing")
+		s.log.Debug("refusing connection: the server is stopping", "remote", nc.RemoteAddr().String())
+		nc.Close()
+		return
+	}
+	if s.cfg.MaxClientCnxns > 0 && s.perIP[ip] >= s.cfg.MaxClientCnxns {
+		s.mu.Unlock()
+		s.log.Warn("refusing connection: too many connections from this address", "remote", nc.RemoteAddr().String(),
+			"maxClientCnxns", s.cfg.MaxClientCnxns)
 		nc.Close()
 		return
 	}
