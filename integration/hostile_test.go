@@ -94,20 +94,24 @@ func requireServes(t *testing.T, c *zk.Conn, path string) {
 }
 
 // requireServerCloses asserts the server closes nc (EOF or reset after
-// whatever it had sent), within a real-time deadline.
-func requireServerCloses(t *testing.T, nc net.Conn) {
+// whatever it had sent), within a real-time deadline, and returns the
+// bytes read from it. It reads: a connection the server would cut only
+// for not reading must already be closed (see waitOpen).
+func requireServerCloses(t *testing.T, nc net.Conn) int64 {
 	t.Helper()
 	nc.SetReadDeadline(time.Now().Add(10 * time.Second))
 	buf := make([]byte, 64<<10)
+	var read int64
 	for {
-		_, err := nc.Read(buf)
+		n, err := nc.Read(buf)
+		read += int64(n)
 		if err == nil {
 			continue
 		}
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
 			t.Fatalf("the server kept a hostile connection open: %v", err)
 		}
-		return
+		return read
 	}
 }
 
@@ -286,8 +290,14 @@ func TestHostile_NeverReadingClients(t *testing.T) {
 		hogs = append(hogs, nc)
 	}
 	requireServes(t, other, "/during")
+	// No hog reads before the server has closed them all: reading one
+	// drains its replies, and a connection that reads is rightly never
+	// cut (the test's own reads once made it a slow reader that the
+	// server served to the last reply, and the test timed out on it).
+	waitOpen(t, s, 1)
 	for _, nc := range hogs {
-		requireServerCloses(t, nc)
+		n := requireServerCloses(t, nc)
+		require.Less(t, n, int64(reads*(16<<10)), "a hog got all its replies: it was served, not cut")
 	}
 	close(stop)
 	sampler.Wait()
