@@ -162,6 +162,41 @@ func codeOf(err error) (string, bool) {
 	return "unknown", false
 }
 
+// linStepOn issues one random operation on in.key (create, sync+get, set
+// or delete, with in.version where one is known) and fills in in.op and
+// the outcome. ok is false for a read that got no definite answer: it did
+// not happen and is not recorded.
+func linStepOn(c *zk.Conn, rng *rand.Rand, in *linInput, known map[string]int32) (out linOutput, ok bool) {
+	key := in.key
+	switch r := rng.Intn(10); {
+	case r < 2:
+		in.op = "create"
+		_, err := c.Create(key, []byte(in.value), 0, openACL)
+		out.code, _ = codeOf(err)
+	case r < 5:
+		in.op, in.value, in.version = "get", "", 0
+		st, ok := linRead(c, key, &out)
+		if !ok {
+			return out, false
+		}
+		if out.code == "ok" {
+			known[key] = st.Version
+		}
+	case r < 8:
+		in.op = "set"
+		st, err := c.Set(key, []byte(in.value), in.version)
+		out.code, _ = codeOf(err)
+		if err == nil {
+			out.version = st.Version
+			known[key] = st.Version
+		}
+	default:
+		in.op = "delete"
+		out.code, _ = codeOf(c.Delete(key, in.version))
+	}
+	return out, true
+}
+
 // linClient issues random operations until stop is closed.
 func linClient(id int, c *zk.Conn, keys []string, h *history, stop <-chan struct{}, count *int) {
 	rng := rand.New(rand.NewSource(int64(id)))
@@ -178,38 +213,9 @@ func linClient(id int, c *zk.Conn, keys []string, h *history, stop <-chan struct
 			in.version = v
 		}
 		call := h.now()
-		var out linOutput
-		switch r := rng.Intn(10); {
-		case r < 2:
-			in.op = "create"
-			_, err := c.Create(key, []byte(in.value), 0, zk.WorldACL(zk.PermAll))
-			out.code, _ = codeOf(err)
-		case r < 5:
-			in.op, in.value, in.version = "get", "", 0
-			if _, err := c.Sync(key); err != nil {
-				continue // a read that did not happen is not recorded
-			}
-			data, st, err := c.Get(key)
-			code, definite := codeOf(err)
-			if !definite {
-				continue
-			}
-			out.code = code
-			if err == nil {
-				out.value, out.version = string(data), st.Version
-				known[key] = st.Version
-			}
-		case r < 8:
-			in.op = "set"
-			st, err := c.Set(key, []byte(in.value), in.version)
-			out.code, _ = codeOf(err)
-			if err == nil {
-				out.version = st.Version
-				known[key] = st.Version
-			}
-		default:
-			in.op = "delete"
-			out.code, _ = codeOf(c.Delete(key, in.version))
+		out, ok := linStepOn(c, rng, &in, known)
+		if !ok {
+			continue // a read that did not happen is not recorded
 		}
 		h.add(id, in, call, out)
 		*count++

@@ -120,33 +120,10 @@ func (s *soak) linClient(seg *linSeg, i int) {
 			in.version = v
 		}
 		call, t0 := seg.h.now(), time.Now()
-		var out linOutput
-		switch r := rng.Intn(10); {
-		case r < 2:
-			in.op = "create"
-			_, err := c.Create(key, []byte(in.value), 0, openACL)
-			out.code, _ = codeOf(err)
-		case r < 5:
-			in.op, in.value, in.version = "get", "", 0
-			st, ok := linRead(c, key, &out)
-			if !ok {
-				s.ops["lin-get"].failed.Add(1)
-				continue // a read that did not happen is not recorded
-			}
-			if out.code == "ok" {
-				known[key] = st.Version
-			}
-		case r < 8:
-			in.op = "set"
-			st, err := c.Set(key, []byte(in.value), in.version)
-			out.code, _ = codeOf(err)
-			if err == nil {
-				out.version = st.Version
-				known[key] = st.Version
-			}
-		default:
-			in.op = "delete"
-			out.code, _ = codeOf(c.Delete(key, in.version))
+		out, ok := linStepOn(c, rng, &in, known)
+		if !ok {
+			s.ops["lin-get"].failed.Add(1)
+			continue // a read that did not happen is not recorded
 		}
 		s.countOp("lin-"+in.op, out.code, time.Since(t0))
 		seg.h.add(id, in, call, out)
