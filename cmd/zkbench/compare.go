@@ -30,7 +30,11 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {
 		for _, t := range targets {
-			res, err := runBench(ctx, o, t.addrs, t.pids...)
+			addrs, err := roleAddrs(t.addrs, o.role)
+			if err != nil {
+				return fmt.Errorf("%s (%s), round %d: %w", t.label, t.name, round, err)
+			}
+			res, err := runBench(ctx, o, addrs, t.pids...)
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("interrupted")
 			}

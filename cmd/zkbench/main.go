@@ -34,6 +34,7 @@ type options struct {
 	sessionTimeout time.Duration
 	json           bool
 	cpuProfile     string // file for a CPU profile of zkbench itself
+	role           string // any, leader, follower or observer: the servers sessions use
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 }
@@ -100,6 +101,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver and zkserver3 targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
+	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of zkbench itself (the load generator, not the server) to `file`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -149,6 +151,9 @@ func (o *options) validate(fs *flag.FlagSet) error {
 		if c.bad {
 			return errors.New(c.msg)
 		}
+	}
+	if err := checkRole(o.role); err != nil {
+		return err
 	}
 	if err := o.scaleDefaults(fs); err != nil {
 		return err

@@ -62,8 +62,8 @@ func (r *reporter) header() {
 		return
 	}
 	o := r.o
-	fmt.Fprintf(r.w, "op=%s sessions=%d inflight=%d size=%d keys=%d warmup=%v duration=%v rounds=%d\n",
-		r.opDesc(), o.sessions, o.inflight, o.size, o.keys, o.warmup, o.duration, o.rounds)
+	fmt.Fprintf(r.w, "op=%s sessions=%d inflight=%d size=%d keys=%d warmup=%v duration=%v rounds=%d role=%s\n",
+		r.opDesc(), o.sessions, o.inflight, o.size, o.keys, o.warmup, o.duration, o.rounds, o.role)
 	for _, t := range r.targets {
 		fmt.Fprintf(r.w, "%s: %s: %s, %s\n", t.label, t.name, t.desc, strings.Join(t.addrs, ","))
 	}
