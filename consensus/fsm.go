@@ -55,6 +55,9 @@ type fsm struct {
 	// goroutine, before it is applied, so it cannot tell a sync that the
 	// state is current.
 	appliedIndex atomic.Uint64
+	// onCommit, when set, hears of every batch applied: the index and
+	// term of its last entry (commit notices: see commitnotice.go).
+	onCommit func(index, term uint64)
 	// snaps asks for a snapshot every snapCount entries; nil when
 	// snapCount does not apply.
 	snaps *snapCounter
@@ -110,6 +113,10 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		f.appliedIndex.Store(logs[len(logs)-1].Index)
 		if f.snaps != nil {
 			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index)
+		}
+		if f.onCommit != nil {
+			last := logs[len(logs)-1]
+			f.onCommit(last.Index, last.Term)
 		}
 	}
 	for _, d := range done {

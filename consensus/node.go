@@ -86,11 +86,17 @@ type Config struct {
 	// trailingLogs overrides Raft's TrailingLogs (entries kept behind a
 	// snapshot for followers that lag) when positive; for tests.
 	trailingLogs int
+	// commitTimeout overrides Raft's CommitTimeout when positive; for
+	// tests.
+	commitTimeout time.Duration
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
 type Node struct {
-	raft      *raft.Raft
+	raft *raft.Raft
+	// raftRef is raft for goroutines that may run before Start sets it
+	// (the FSM's).
+	raftRef   atomic.Pointer[raft.Raft]
 	fsm       *fsm
 	transport raft.Transport
 	stores    *stores
@@ -153,6 +159,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, st.snaps, n.transport)
 	}
 	if err == nil {
+		n.raftRef.Store(n.raft)
 		st.bind(n.raft)
 	}
 	if err != nil {
@@ -187,7 +194,10 @@ func raftConfig(cfg Config) *raft.Config {
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(strconv.FormatInt(cfg.ServerID, 10))
 	rc.Logger = raftLogger(cfg.Logger)
-	rc.CommitTimeout = time.Millisecond
+	// CommitTimeout stays Raft's 50 ms: followers learn of commits from
+	// the leader's commit notices at once (commitnotice.go), so the empty
+	// AppendEntries it paces are only a fallback, and a shorter one keeps
+	// an idle ensemble busy sending them.
 	// Proposals queue in a buffered channel and the leader takes them in
 	// batches, instead of each Apply waiting for the leader loop to take
 	// it. (It voids Apply's timeout, which is never used here.)
@@ -198,6 +208,9 @@ func raftConfig(cfg Config) *raft.Config {
 	rc.ShutdownOnRemove = false
 	if cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
+	}
+	if cfg.commitTimeout > 0 {
+		rc.CommitTimeout = cfg.commitTimeout
 	}
 	if cfg.trailingLogs > 0 {
 		rc.TrailingLogs = uint64(cfg.trailingLogs)
@@ -275,8 +288,17 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}
-	n.transport = trans
+	notices := newCommitNotices(trans, n.leading)
+	n.fsm.onCommit = notices.committed
+	n.transport = &noticeTransport{Transport: trans, notices: notices}
 	return conf, nil
+}
+
+// leading reports whether this node is Raft's leader; false before Start
+// has created Raft.
+func (n *Node) leading() bool {
+	r := n.raftRef.Load()
+	return r != nil && r.State() == raft.Leader
 }
 
 func (n *Node) startForwarding(cfg Config) error {
