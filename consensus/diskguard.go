@@ -161,22 +161,11 @@ func guardStores(st *stores, dir string, reopen func() (*stores, error), faults 
 }
 
 // bindGuard lets the guard of an ensemble member fail a leader's appends
-// at once.
-func (st *stores) bindGuard(r *raft.Raft) {
+// at once, and slow elections down through slow while the disk is full.
+func (st *stores) bindGuard(r *raft.Raft, slow func(on bool)) {
 	if st.guard != nil && !st.guard.standalone {
 		st.guard.failFast = func() bool { return r.State() == raft.Leader }
-		var saved raft.ReloadableConfig
-		st.guard.slowElections = func(on bool) {
-			rc := r.ReloadableConfig()
-			if on {
-				saved = rc
-				rc.HeartbeatTimeout *= fullDiskElectionSlowdown
-				rc.ElectionTimeout *= fullDiskElectionSlowdown
-			} else {
-				rc.HeartbeatTimeout, rc.ElectionTimeout = saved.HeartbeatTimeout, saved.ElectionTimeout
-			}
-			r.ReloadConfig(rc) // only fails for invalid values, which these are not
-		}
+		st.guard.slowElections = slow
 	}
 }
 
@@ -373,6 +362,21 @@ func (g *diskGuard) LastIndex() (i uint64, err error) {
 // GetLog implements raft.LogStore.
 func (g *diskGuard) GetLog(index uint64, log *raft.Log) error {
 	return g.with(func(st *stores) error { return st.logs.GetLog(index, log) })
+}
+
+// IsMonotonic implements raft.MonotonicLogStore as the guarded log does.
+// raft-wal takes no gap in its indexes: once a follower installs a
+// snapshot from the leader, Raft must empty the log rather than compact
+// it, or the next append (just past the snapshot, beyond the old last
+// entry) would be refused for good.
+func (g *diskGuard) IsMonotonic() bool {
+	mono := false
+	_ = g.with(func(st *stores) error {
+		m, ok := st.logs.(raft.MonotonicLogStore)
+		mono = ok && m.IsMonotonic()
+		return nil
+	})
+	return mono
 }
 
 // StoreLog implements raft.LogStore.

@@ -302,6 +302,11 @@ func (c *forwardClient) connLocked() (net.Conn, error) {
 	}
 	nc, err := c.n.network.Dial(peer.ForwardAddr, 5*time.Second)
 	if err != nil {
+		// The leader Raft names cannot be reached: most likely its process
+		// died (see leaderloss.go).
+		if c.n.timeouts != nil {
+			c.n.timeouts.suspectLeader(id)
+		}
 		return nil, ErrNotLeader
 	}
 	c.conn, c.leader = nc, id
@@ -381,6 +386,7 @@ func (c *forwardClient) send(payload []byte, register func()) error {
 	nc.SetWriteDeadline(time.Now().Add(c.n.linkTime))
 	if _, err := nc.Write(frameBytes(payload)); err != nil {
 		c.dropLocked(ErrNotLeader)
+		go c.linkLost()
 		return ErrNotLeader
 	}
 	return nil
@@ -458,10 +464,14 @@ func (c *forwardClient) readLoop(nc net.Conn) {
 		frame, err := wire.ReadFrame(br, fwdMaxFrame, nil)
 		if err != nil {
 			c.mu.Lock()
-			if c.conn == nc {
+			lost := c.conn == nc // not dropped on purpose
+			if lost {
 				c.dropLocked(ErrNotLeader)
 			}
 			c.mu.Unlock()
+			if lost {
+				c.linkLost()
+			}
 			return
 		}
 		c.dispatch(wire.NewDecoder(frame, 0))

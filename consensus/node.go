@@ -89,6 +89,9 @@ type Config struct {
 	// commitTimeout overrides Raft's CommitTimeout when positive; for
 	// tests.
 	commitTimeout time.Duration
+	// leaseTimeout overrides an ensemble's leader lease (see leaseTimeout)
+	// when positive; for tests.
+	leaseTimeout time.Duration
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -106,10 +109,16 @@ type Node struct {
 	fwdSrv    *forwardServer
 	fwdCli    *forwardClient
 	onTouch   func(ids []int64)
-	health    *peerHealth
-	network   Network
-	linkTime  time.Duration // Config.LinkTimeout, defaulted
-	log       *slog.Logger  // Config.Logger; nil discards
+	// timeouts owns Raft's heartbeat and election timeouts (nil before
+	// Raft starts); stopWatch stops watchLeader (nil standalone).
+	timeouts  *timeouts
+	stopWatch func()
+	// leaderKnown wakes AwaitLeader when a leader becomes known.
+	leaderKnown *appliedSignal
+	health      *peerHealth
+	network     Network
+	linkTime    time.Duration // Config.LinkTimeout, defaulted
+	log         *slog.Logger  // Config.Logger; nil discards
 	// removedAt is the index of the configuration entry that removed
 	// this node, as the leader told it (see Removed); 0 if none.
 	removedAt atomic.Uint64
@@ -133,7 +142,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		dataDir := cfg.Storage.DataDir
 		st.setOnDamage(func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) })
 	}
-	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network}
+	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network,
+		leaderKnown: newAppliedSignal()}
 	if n.network == nil {
 		n.network = TCP{}
 	}
@@ -160,7 +170,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	if err == nil {
 		n.raftRef.Store(n.raft)
-		st.bind(n.raft)
+		n.timeouts = newTimeouts(n.raft, rc.LocalID, rc.LeaderLeaseTimeout)
+		st.bind(n.raft, n.timeouts.slowDown)
 	}
 	if err != nil {
 		n.closeStores()
@@ -194,10 +205,17 @@ func raftConfig(cfg Config) *raft.Config {
 	rc := raft.DefaultConfig()
 	rc.LocalID = raft.ServerID(strconv.FormatInt(cfg.ServerID, 10))
 	rc.Logger = raftLogger(cfg.Logger)
-	// CommitTimeout stays Raft's 50 ms: followers learn of commits from
-	// the leader's commit notices at once (commitnotice.go), so the empty
-	// AppendEntries it paces are only a fallback, and a shorter one keeps
-	// an idle ensemble busy sending them.
+	// In an ensemble CommitTimeout stays Raft's 50 ms: followers learn of
+	// commits from the leader's commit notices at once (commitnotice.go),
+	// so the empty AppendEntries it paces are only a fallback, and a
+	// shorter one kept an idle ensemble busy sending them. A standalone
+	// server has no followers and keeps the 1 ms it always had: with 50 ms
+	// a durable standalone restart under the race detector (the torn-tail
+	// tests of damage_test.go) missed its 10 s start deadline, for a
+	// reason not yet understood.
+	if len(cfg.Peers) == 0 {
+		rc.CommitTimeout = time.Millisecond
+	}
 	// Proposals queue in a buffered channel and the leader takes them in
 	// batches, instead of each Apply waiting for the leader loop to take
 	// it. (It voids Apply's timeout, which is never used here.)
@@ -231,7 +249,11 @@ func raftConfig(cfg Config) *raft.Config {
 	} else if timeout <= 0 {
 		timeout = time.Second
 	}
-	rc.HeartbeatTimeout, rc.ElectionTimeout, rc.LeaderLeaseTimeout = timeout, timeout, timeout
+	rc.HeartbeatTimeout, rc.ElectionTimeout = timeout, timeout
+	rc.LeaderLeaseTimeout = leaseTimeout(timeout)
+	if cfg.leaseTimeout > 0 {
+		rc.LeaderLeaseTimeout = cfg.leaseTimeout
+	}
 	if len(cfg.Peers) == 0 {
 		rc.LeaderLeaseTimeout = standaloneTimeout
 	}
@@ -310,6 +332,7 @@ func (n *Node) startForwarding(cfg Config) error {
 		return fmt.Errorf("consensus: listen on election address %s: %w", self.ForwardAddr, err)
 	}
 	n.fwdSrv, n.fwdCli = fs, newForwardClient(n)
+	n.stopWatch = n.watchLeader()
 	return nil
 }
 
@@ -579,6 +602,9 @@ func (n *Node) Stats() map[string]string { return n.raft.Stats() }
 
 // Close shuts Raft down, waits for it and closes the stores.
 func (n *Node) Close() error {
+	if n.stopWatch != nil {
+		n.stopWatch()
+	}
 	if n.fwdSrv != nil {
 		n.fwdSrv.close()
 	}
@@ -590,6 +616,9 @@ func (n *Node) Close() error {
 	}
 	n.stores.abortWaits() // an append waiting for disk space
 	err := n.raft.Shutdown().Error()
+	if n.timeouts != nil {
+		n.timeouts.stop()
+	}
 	n.background.Wait()
 	if n.fsm.snaps != nil {
 		n.fsm.snaps.wait()

@@ -55,11 +55,11 @@ type stores struct {
 }
 
 // bind tells the stores about the Raft instance that uses them.
-func (st *stores) bind(r *raft.Raft) {
+func (st *stores) bind(r *raft.Raft, slow func(on bool)) {
 	if st.window != nil {
 		st.window.setApplied(r.AppliedIndex)
 	}
-	st.bindGuard(r)
+	st.bindGuard(r, slow)
 }
 
 // Directory names under dataDir and dataLogDir. ZooKeeper's own files live

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hashicorp/go-hclog"
+	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/datatree"
@@ -64,4 +66,16 @@ func TestDurableLogFormat(t *testing.T) {
 		_, err := os.Stat(filepath.Join(w, logFileName))
 		require.True(t, os.IsNotExist(err), "no raft-boltdb file beside the WAL")
 	})
+}
+
+// Raft must see that a durable raft-wal log takes no gaps, through every
+// wrapper, or a follower that installs a snapshot from the leader keeps
+// its old entries and can never append again.
+func TestDurableWALLogIsMonotonic(t *testing.T) {
+	st, err := openStores(Storage{DataDir: t.TempDir()}, false, hclog.NewNullLogger(), nil)
+	require.NoError(t, err)
+	defer st.close()
+	m, ok := st.logs.(raft.MonotonicLogStore)
+	require.True(t, ok, "%T hides MonotonicLogStore", st.logs)
+	require.True(t, m.IsMonotonic())
 }

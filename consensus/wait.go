@@ -94,7 +94,8 @@ func (w *waitRegistry) failAll(err error) {
 	}
 }
 
-// appliedSignal wakes waiters whenever the FSM applies entries. A new
+// appliedSignal wakes waiters whenever the FSM applies entries (and, as
+// Node.leaderKnown, whenever a leader becomes known). A new
 // channel is made only after someone took the current one, so applies
 // that nobody waits for cost a lock and no allocation.
 type appliedSignal struct {

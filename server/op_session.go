@@ -31,7 +31,9 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 		if s.cfg.ReadOnlyMode && req.HasReadOnly && req.ReadOnly {
 			return s.connectReadOnly(c, req)
 		}
-		return false
+		if !s.awaitLeader(req.TimeOut) {
+			return false
+		}
 	}
 	if req.LastZxidSeen > s.node.LastZxid() {
 		// The client has seen newer state than ours: ZooKeeper drops the
@@ -318,3 +320,19 @@ func handleSASL(_ *conn, xid int32, req wire.Record) *pending {
 }
 
 func millis(d time.Duration) int32 { return int32(d / time.Millisecond) }
+
+// awaitLeader holds a handshake that arrives while there is no leader (an
+// election is most likely under way) for up to two ticks, and no more than
+// a third of the session timeout the client asks for, and reports whether
+// a leader became known. ZooKeeper refuses such a client at once; it then
+// tries the other servers, which are electing too, and most clients pause
+// (go-zookeeper for a second) once they have tried them all, so a refused
+// client stays away well after the election ended.
+func (s *Server) awaitLeader(askedMillis int32) bool {
+	wait := min(2*s.cfg.TickTime, time.Duration(askedMillis)*time.Millisecond/3)
+	ctx, cancel := context.WithCancel(s.life)
+	defer cancel()
+	t := s.clock.AfterFunc(wait, cancel)
+	defer t.Stop()
+	return s.node.AwaitLeader(ctx)
+}
