@@ -26,6 +26,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if o.op.scale() {
 		return runScale(ctx, o, targets, out)
 	}
+	if o.op == opLock {
+		return runLock(ctx, o, targets, out)
+	}
 	rep := newReporter(out, o, targets)
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/zkraft/zkraft/internal/realzk"
+)
+
+// A leaderWatch polls srvr on every server of an ensemble while a round
+// runs and counts leader changes: the leader's address changing, and
+// elections, seen as the epoch (a zxid's upper 32 bits: ZooKeeper's epoch,
+// zkraft's raft term) of the newest zxid any server reports going up. It
+// is how a run shows that a healthy but loaded ensemble held no election.
+type leaderWatch struct {
+	addrs []string
+	every time.Duration
+	stop  chan struct{}
+	done  chan struct{}
+
+	mu        sync.Mutex
+	leader    string // the last leader seen
+	epoch     int64  // the highest epoch seen, -1 before the first
+	changes   int    // leader address changes
+	elections int    // epoch increases
+}
+
+// leaderChanges are what a leaderWatch saw.
+type leaderChanges struct {
+	LeaderChanges int `json:"leader_changes"`
+	Elections     int `json:"elections"` // epoch increases
+}
+
+// watchLeaders starts polling addrs every interval.
+func watchLeaders(addrs []string, every time.Duration) *leaderWatch {
+	w := &leaderWatch{addrs: addrs, every: every, epoch: -1, stop: make(chan struct{}), done: make(chan struct{})}
+	go w.loop()
+	return w
+}
+
+func (w *leaderWatch) loop() {
+	defer close(w.done)
+	tick := time.NewTicker(w.every)
+	defer tick.Stop()
+	for {
+		w.poll()
+		select {
+		case <-w.stop:
+			return
+		case <-tick.C:
+		}
+	}
+}
+
+// poll asks every server once.
+func (w *leaderWatch) poll() {
+	leader := ""
+	var epoch int64 = -1
+	for _, a := range w.addrs {
+		out, err := realzk.FourLetterWord(a, "srvr", time.Second)
+		if err != nil {
+			continue
+		}
+		mode, zxid, ok := parseSrvr(out)
+		if !ok {
+			continue
+		}
+		if mode == "leader" {
+			leader = a
+		}
+		epoch = max(epoch, zxid>>32)
+	}
+	w.observe(leader, epoch)
+}
+
+// observe counts a change of leader (ignoring polls that saw none) and an
+// increase of the epoch (ignoring polls that saw no server).
+func (w *leaderWatch) observe(leader string, epoch int64) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if leader != "" {
+		if w.leader != "" && leader != w.leader {
+			w.changes++
+		}
+		w.leader = leader
+	}
+	if epoch >= 0 {
+		if w.epoch >= 0 && epoch > w.epoch {
+			w.elections++
+		}
+		w.epoch = max(w.epoch, epoch)
+	}
+}
+
+// finish stops polling and returns the counts.
+func (w *leaderWatch) finish() leaderChanges {
+	close(w.stop)
+	<-w.done
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return leaderChanges{LeaderChanges: w.changes, Elections: w.elections}
+}
+
+// parseSrvr returns srvr's Mode and Zxid.
+func parseSrvr(out string) (mode string, zxid int64, ok bool) {
+	var haveMode, haveZxid bool
+	for line := range strings.Lines(out) {
+		line = strings.TrimSpace(line)
+		if v, found := strings.CutPrefix(line, "Mode: "); found {
+			mode, haveMode = v, true
+		}
+		if v, found := strings.CutPrefix(line, "Zxid: "); found {
+			n, err := strconv.ParseInt(strings.TrimPrefix(v, "0x"), 16, 64)
+			if err == nil {
+				zxid, haveZxid = n, true
+			}
+		}
+	}
+	return mode, zxid, haveMode && haveZxid
+}
