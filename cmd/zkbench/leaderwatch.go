@@ -76,7 +76,8 @@ func (w *leaderWatch) poll() {
 }
 
 // observe counts a change of leader (ignoring polls that saw none) and an
-// increase of the epoch (ignoring polls that saw no server).
+// increase of the epoch (ignoring polls that saw no server, and the
+// first write of a fresh ensemble).
 func (w *leaderWatch) observe(leader string, epoch int64) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -87,7 +88,10 @@ func (w *leaderWatch) observe(leader string, epoch int64) {
 		w.leader = leader
 	}
 	if epoch >= 0 {
-		if w.epoch >= 0 && epoch > w.epoch {
+		// Epoch 0 is a server that has applied no write yet (zkraft's
+		// zxid carries the term of the last write applied, so it moves
+		// to the new term only with the first write after an election).
+		if w.epoch > 0 && epoch > w.epoch {
 			w.elections++
 		}
 		w.epoch = max(w.epoch, epoch)

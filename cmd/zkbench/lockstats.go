@@ -29,7 +29,7 @@ type lockRun struct {
 
 // lockStats are one round's figures over the measured window.
 type lockStats struct {
-	Sections    uint64  `json:"sections"` // acquired and released within the window
+	Sections    uint64  `json:"sections"` // releases that returned within the window
 	SectionsSec float64 `json:"sections_per_sec"`
 	Handoffs    uint64  `json:"handoffs"`
 	P50         latency `json:"handoff_p50_us"`
@@ -59,7 +59,7 @@ func summarizeLock(run *lockRun, window time.Duration, roleOf func(client int) s
 	roles := map[string]*histogram{}
 	var done []time.Duration
 	for _, r := range run.records {
-		if r.done >= 0 && r.done < window && r.acquired >= 0 {
+		if r.done >= 0 && r.done < window {
 			done = append(done, r.done)
 		}
 		if r.acquired < 0 || r.acquired >= window || r.handoff < 0 {
