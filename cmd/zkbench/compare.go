@@ -37,7 +37,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s (%s), round %d: %w", t.label, t.name, round, err)
 			}
+			endWatch := watchRound(o, t.addrs)
 			res, err := runBench(ctx, o, addrs, t.pids...)
+			endWatch(res)
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("interrupted")
 			}

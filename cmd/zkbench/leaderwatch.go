@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,4 +125,30 @@ func parseSrvr(out string) (mode string, zxid int64, ok bool) {
 		}
 	}
 	return mode, zxid, haveMode && haveZxid
+}
+
+// watchRound starts a leaderWatch over addrs when -leaderwatch is on; the
+// function it returns stops it and puts its counts into res (if not nil).
+func watchRound(o *options, addrs []string) func(res *result) {
+	if !o.leaderWatch {
+		return func(*result) {}
+	}
+	w := watchLeaders(addrs, leaderWatchEvery)
+	return func(res *result) {
+		c := w.finish()
+		if res != nil {
+			res.Leader = &c
+		}
+	}
+}
+
+// leaderWatchEvery is -leaderwatch's polling interval; an election missed
+// between two polls still shows as an epoch increase.
+const leaderWatchEvery = 500 * time.Millisecond
+
+// reportLeader prints what -leaderwatch saw, if it ran.
+func reportLeader(w io.Writer, c *leaderChanges) {
+	if c != nil {
+		fmt.Fprintf(w, "      leader changes %d, elections %d\n", c.LeaderChanges, c.Elections)
+	}
 }

@@ -155,3 +155,21 @@ func TestKillsNeedProcesses(t *testing.T) {
 		t.Errorf("exit %d, stderr %q; want 1 and the reason", code, stderr.String())
 	}
 }
+
+// TestLeaderWatchFlag: -leaderwatch reports, per round of an ordinary op,
+// that a healthy ensemble under load changed neither leader nor epoch.
+func TestLeaderWatchFlag(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-servers", "zkraft3", "-op", "set", "-sessions", "2", "-keys", "10",
+		"-warmup", "100ms", "-duration", "1s", "-leaderwatch", "-json"}
+	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	var doc jsonReport
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
+	}
+	if len(doc.Rounds) != 1 || doc.Rounds[0].Leader == nil || *doc.Rounds[0].Leader != (leaderChanges{}) {
+		t.Errorf("rounds %+v, want one with zero leader changes and elections", doc.Rounds)
+	}
+}

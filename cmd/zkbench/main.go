@@ -38,6 +38,7 @@ type options struct {
 	kills          int    // -op lock: leader kills in the window (lockkill.go)
 	lockClients    string // -op lock: go, curator or both
 	lockClientList []string
+	leaderWatch    bool // poll srvr during each round and report leader changes
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 }
@@ -107,6 +108,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers")
 	fs.IntVar(&o.kills, "kills", 0, "with -op lock on zkserver3 or zookeeper3: kill (SIGKILL) and restart the leader this many times, evenly spread over the window; every client is then given all servers")
 	fs.StringVar(&o.lockClients, "lockclients", "go,curator", "with -op lock: the lock clients to run, `go` (recipes.Lock), curator (Apache Curator's InterProcessMutex, needs a JDK and libcurator-*-java) or both")
+	fs.BoolVar(&o.leaderWatch, "leaderwatch", false, "poll every server's srvr during each round (warmup included) and report leader changes and elections (zxid epoch increases); -op lock always does")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of zkbench itself (the load generator, not the server) to `file`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
