@@ -138,8 +138,8 @@ func ratioOf(an, bn string, as, bs []*lockResult) lockRatio {
 	for _, m := range lockMetrics {
 		var xs []float64
 		for i := range min(len(as), len(bs)) {
-			if b := m.get(bs[i]); b != 0 {
-				xs = append(xs, m.get(as[i])/b)
+			if a, b := m.get(as[i]), m.get(bs[i]); a != 0 && b != 0 {
+				xs = append(xs, a/b)
 			}
 		}
 		lr.Median[m.key] = median(xs)
@@ -162,22 +162,26 @@ func (r *lockReporter) finish() error {
 			Ratios   []lockRatio   `json:"ratios,omitempty"`
 		}{"lock", r.o.sessions, r.o.kills, r.jsonTargets(), r.results, sums, ratios})
 	}
-	fmt.Fprintf(r.w, "\nmedian of %d rounds", r.o.rounds)
+	fmt.Fprintf(r.w, "\n%-21s", fmt.Sprintf("median of %d rounds", r.o.rounds))
 	for _, m := range lockMetrics {
-		fmt.Fprintf(r.w, " %12s", m.name)
+		fmt.Fprintf(r.w, " %16s", m.name)
 	}
 	fmt.Fprintln(r.w)
 	for _, s := range sums {
-		fmt.Fprintf(r.w, "%-19s", s.Target+" "+s.Client)
+		fmt.Fprintf(r.w, "%-21s", s.Target+" "+s.Client)
 		for _, m := range lockMetrics {
-			fmt.Fprintf(r.w, " %12s", fmtLockMetric(m, s.Median[m.key]))
+			fmt.Fprintf(r.w, " %16s", fmtLockMetric(m, s.Median[m.key]))
 		}
 		fmt.Fprintln(r.w)
 	}
 	for _, lr := range ratios {
-		fmt.Fprintf(r.w, "%-19s", lr.Of)
+		fmt.Fprintf(r.w, "%-21s", lr.Of)
 		for _, m := range lockMetrics {
-			fmt.Fprintf(r.w, " %12.2f", lr.Median[m.key])
+			if v := lr.Median[m.key]; v != 0 {
+				fmt.Fprintf(r.w, " %16.2f", v)
+			} else {
+				fmt.Fprintf(r.w, " %16s", "-")
+			}
 		}
 		fmt.Fprintln(r.w)
 	}
@@ -188,6 +192,9 @@ func (r *lockReporter) finish() error {
 }
 
 func fmtLockMetric(m lockMetric, v float64) string {
+	if v == 0 && m.key != "sections_per_sec" {
+		return "-" // e.g. no client on a server of that role
+	}
 	if m.key == "sections_per_sec" {
 		return fmt.Sprintf("%.0f", v)
 	}

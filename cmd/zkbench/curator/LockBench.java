@@ -53,8 +53,28 @@ public final class LockBench {
         void fail(Exception e) {
             errors++;
             if (firstError == null) {
-                firstError = (e.getClass().getSimpleName() + ": " + e.getMessage()).replace('\n', ' ');
+                firstError = describe(e).replace('\n', ' ');
             }
+        }
+
+        // describe names the exception, where it was thrown (the innermost
+        // Curator frames) and its causes.
+        static String describe(Throwable e) {
+            StringBuilder b = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                if (t != e) {
+                    b.append(" caused by ");
+                }
+                b.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
+                int n = 0;
+                for (StackTraceElement f : t.getStackTrace()) {
+                    if (f.getClassName().startsWith("org.apache.curator") && n++ < 4) {
+                        b.append(" at ").append(f.getClassName().replaceAll(".*\\.", ""))
+                         .append('.').append(f.getMethodName()).append(':').append(f.getLineNumber());
+                    }
+                }
+            }
+            return b.toString();
         }
 
         public void run() {
