@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.recipes.locks.InterProcessMutex;
-import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.curator.retry.RetryForever;
 
 public final class LockBench {
     // Written by the holder just before it releases, read by the next one
@@ -57,7 +57,7 @@ public final class LockBench {
             }
         }
 
-        // describe names the exception, where it was thrown (the innermost
+        // describe names the exception, where it was thrown (the innermost ten
         // Curator frames) and its causes.
         static String describe(Throwable e) {
             StringBuilder b = new StringBuilder();
@@ -68,7 +68,7 @@ public final class LockBench {
                 b.append(t.getClass().getSimpleName()).append(": ").append(t.getMessage());
                 int n = 0;
                 for (StackTraceElement f : t.getStackTrace()) {
-                    if (f.getClassName().startsWith("org.apache.curator") && n++ < 4) {
+                    if (f.getClassName().startsWith("org.apache.curator") && n++ < 10) {
                         b.append(" at ").append(f.getClassName().replaceAll(".*\\.", ""))
                          .append('.').append(f.getMethodName()).append(':').append(f.getLineNumber());
                     }
@@ -131,14 +131,15 @@ public final class LockBench {
         int sessionTimeoutMs = Integer.parseInt(args[3]);
         List<CuratorFramework> cfs = new ArrayList<>();
         for (int i = 4; i < args.length; i++) {
-            // Short retry sleeps (10 ms doubling to at most 100 ms) so that
-            // after a leader kill the client, not its back-off, finds the
-            // new leader; the connection timeout bounds each retry's wait.
+            // A retry every 10 ms, never giving up, so that after a leader
+            // kill the client, not its back-off, finds the new leader, and
+            // an election longer than a bounded policy's retries does not
+            // fail the acquire; each retry first waits for the connection.
             CuratorFramework cf = CuratorFrameworkFactory.builder()
                 .connectString(args[i])
                 .sessionTimeoutMs(sessionTimeoutMs)
                 .connectionTimeoutMs(15000)
-                .retryPolicy(new ExponentialBackoffRetry(10, 29, 100))
+                .retryPolicy(new RetryForever(10))
                 .build();
             cf.start();
             if (!cf.blockUntilConnected(30, TimeUnit.SECONDS)) {
