@@ -57,6 +57,11 @@ func curatorClasspath() (string, error) {
 	return strings.Join(cp, string(os.PathListSeparator)), nil
 }
 
+// curatorLogEnv names an environment variable: when set to a file, the
+// Curator and ZooKeeper client logs (info and above) of every LockBench
+// run are appended to it, through slf4j-simple instead of slf4j-nop.
+const curatorLogEnv = "ZKBENCH_CURATOR_LOG"
+
 // curator is LockBench, compiled.
 type curator struct {
 	dir string // holds LockBench.class
@@ -97,9 +102,16 @@ func (c *curator) run(ctx context.Context, o *options, conns []string, started f
 	path := fmt.Sprintf("/zkbench-curator-%d-%d", time.Now().UnixNano(), rootSeq.Add(1))
 	ctx, cancel := context.WithTimeout(ctx, o.warmup+o.duration+curatorGrace)
 	defer cancel()
-	args := []string{"-Xmx256m", "-cp", c.dir + string(os.PathListSeparator) + c.cp, "LockBench", path,
+	cp, logFile := c.cp, os.Getenv(curatorLogEnv)
+	args := []string{"-Xmx256m"}
+	if logFile != "" {
+		cp = strings.Replace(cp, "slf4j-nop.jar", "slf4j-simple.jar", 1)
+		args = append(args, "-Dorg.slf4j.simpleLogger.defaultLogLevel=info",
+			"-Dorg.slf4j.simpleLogger.showDateTime=true", "-Dorg.slf4j.simpleLogger.logFile="+logFile)
+	}
+	args = append(args, "-cp", c.dir+string(os.PathListSeparator)+cp, "LockBench", path,
 		strconv.FormatInt(o.warmup.Milliseconds(), 10), strconv.FormatInt(o.duration.Milliseconds(), 10),
-		strconv.FormatInt(o.sessionTimeout.Milliseconds(), 10)}
+		strconv.FormatInt(o.sessionTimeout.Milliseconds(), 10))
 	cmd := exec.CommandContext(ctx, "java", append(args, conns...)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr

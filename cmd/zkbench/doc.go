@@ -83,6 +83,8 @@
 //	          at N evenly spaced moments of the window, kills the leader
 //	          with SIGKILL and restarts it at once; each kill is reported
 //	          with the time until a server reported Mode leader again.
+//	          ZKBENCH_CURATOR_LOG=FILE appends the Curator and ZooKeeper
+//	          client logs of every LockBench run to FILE (slf4j-simple).
 //	          Every lock round polls srvr and reports leader changes and
 //	          elections (increases of the zxid's epoch), as -leaderwatch
 //	          does for the other ops:

@@ -23,7 +23,7 @@ func lockTestOptions(t *testing.T, extra ...string) *options {
 
 // checkLockRound checks a round on a healthy ensemble: sections done,
 // handoffs measured, no error, no leader change.
-func checkLockRound(t *testing.T, res *lockResult, err error) {
+func checkLockRound(t *testing.T, o *options, res *lockResult, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -35,15 +35,13 @@ func checkLockRound(t *testing.T, res *lockResult, err error) {
 	if res.P50 <= 0 || res.P50 > res.P99 || res.P99 > res.Max {
 		t.Errorf("handoff p50 %v p99 %v max %v: not ordered", res.P50, res.P99, res.Max)
 	}
-	if res.LongestGap <= 0 || res.LongestGap > latency(lockTestWindow) {
+	if res.LongestGap <= 0 || res.LongestGap > latency(o.duration) {
 		t.Errorf("longest gap %v, want within the window", res.LongestGap)
 	}
 	if res.LeaderChanges != 0 || res.Elections != 0 {
 		t.Errorf("%d leader changes, %d elections on a healthy ensemble", res.LeaderChanges, res.Elections)
 	}
 }
-
-const lockTestWindow = 1e9 // lockTestOptions' -duration, ns
 
 // TestGoLockOnEnsemble runs the Go lock client with one client per server
 // of an in-process three-node ensemble: the handoffs are split between the
@@ -52,7 +50,7 @@ func TestGoLockOnEnsemble(t *testing.T) {
 	o := lockTestOptions(t)
 	tg := startTestTarget(t, "zkraft3", o)
 	res, err := lockRound(context.Background(), o, tg, runGoLock)
-	checkLockRound(t, res, err)
+	checkLockRound(t, o, res, err)
 	if res.ByRole["leader"].Handoffs == 0 || res.ByRole["follower"].Handoffs == 0 {
 		t.Errorf("by role %+v, want handoffs to clients of the leader and of followers", res.ByRole)
 	}
@@ -66,7 +64,7 @@ func TestGoLockOnFollowers(t *testing.T) {
 	o := lockTestOptions(t, "-role", "follower")
 	tg := startTestTarget(t, "zkraft3", o)
 	res, err := lockRound(context.Background(), o, tg, runGoLock)
-	checkLockRound(t, res, err)
+	checkLockRound(t, o, res, err)
 	if len(res.ByRole) != 1 || res.ByRole["follower"].Handoffs != res.Handoffs {
 		t.Errorf("by role %+v, want every handoff to a follower's client", res.ByRole)
 	}
@@ -83,10 +81,12 @@ func TestCuratorLockOnZkraft(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cur.remove()
-	o := lockTestOptions(t)
+	// The JVM's first acquisitions are slow (class loading, interpreted
+	// code), more so on a loaded machine: a longer warmup and window.
+	o := lockTestOptions(t, "-warmup", "3s", "-duration", "3s")
 	tg := startTestTarget(t, "zkraft3", o)
 	res, err := lockRound(context.Background(), o, tg, cur.run)
-	checkLockRound(t, res, err)
+	checkLockRound(t, o, res, err)
 	if got := rootChildren(t, tg.addrs); !slices.Equal(got, []string{"zookeeper"}) {
 		t.Errorf("after the run / has %q, want the lock directory removed", got)
 	}
