@@ -118,12 +118,17 @@ func (z *zkservers) kill(i int) error {
 	return nil
 }
 
-// restart runs zkserver i again on its zoo.cfg.
+// restart runs zkserver i again on its zoo.cfg; the old log is kept as
+// zkserver.log.PID.
 func (z *zkservers) restart(i int) error {
 	old := z.procs[i]
 	dir := filepath.Dir(old.logPath)
 	cfg, err := os.ReadFile(filepath.Join(dir, "zoo.cfg"))
 	if err != nil {
+		return err
+	}
+	// Keep the killed process's log: startProc starts a fresh one.
+	if err := os.Rename(old.logPath, fmt.Sprintf("%s.%d", old.logPath, old.cmd.Process.Pid)); err != nil {
 		return err
 	}
 	p, err := startProc(z.bin, dir, cfg, true)
