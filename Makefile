@@ -40,7 +40,9 @@ fuzz:
 
 # Every table of docs/performance.md, zkraft beside Apache ZooKeeper 3.8
 # (about 15 minutes; needs the Debian zookeeper package). BENCH=standalone
-# (or latency, ensemble, memory, scale, start) runs one part.
+# (or latency, ensemble, memory, scale, start, lock) runs one part;
+# BENCH=stability runs 10 minutes of load on each ensemble, watching for
+# leader changes (STABILITY_DURATION=2m shortens it).
 bench:
 	./scripts/bench.sh $(BENCH)
 

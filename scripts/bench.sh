@@ -5,12 +5,15 @@
 #
 #   scripts/bench.sh                 # everything, about 15 minutes
 #   scripts/bench.sh standalone      # or any of: standalone latency ensemble memory scale start
+#                                    # lock (about 4 minutes) stability (10 minutes of load)
 #
 # zkbench starts every server itself: `zkserver` (this repository's server
 # as its own process, in memory, with its -pprof listener for heap figures),
 # `zkserver3` (three durable zkserver processes), `zookeeper` (standalone)
 # and `zookeeper3` (a three-node ensemble). Needs `apt-get install -y
-# zookeeper` and a JDK's jcmd (for ZooKeeper's live heap).
+# zookeeper` and a JDK's jcmd (for ZooKeeper's live heap); the lock part's
+# Curator client needs javac and `apt-get install -y libcurator-recipes-java
+# libcurator-framework-java libcurator-client-java` (else zkbench skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(mktemp -d)
@@ -46,12 +49,21 @@ scale() { # 10,000 sessions; 10,000 watchers of one znode
 start() { # process start to first successful write
   bench -compare 'zkserver;zookeeper' -op start -rounds 10
 }
+lock() { # lock handoff: recipes.Lock and Curator's InterProcessMutex, waiters on followers;
+  # then 4 clients on all servers, 24 s, two leader kills: sections and the longest gap
+  bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op lock -sessions 4 -role follower -warmup 3s -duration 10s -rounds 3
+  bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op lock -sessions 4 -kills 2 -warmup 3s -duration 24s -rounds 1
+}
+stability() { # full load on an ensemble: no leader change (STABILITY_DURATION, default 10m)
+  bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op mix -mix 50 -sessions 24 -inflight 4 \
+    -leaderwatch -warmup 3s -duration "${STABILITY_DURATION:-10m}" -rounds 1
+}
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start)
+[ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start lock)
 for p in "${parts[@]}"; do
   case "$p" in
-    standalone|latency|ensemble|memory|scale|start) "$p" ;;
-    *) echo "unknown part $p (want standalone latency ensemble memory scale start)" >&2; exit 2 ;;
+    standalone|latency|ensemble|memory|scale|start|lock|stability) "$p" ;;
+    *) echo "unknown part $p (want standalone latency ensemble memory scale start lock stability)" >&2; exit 2 ;;
   esac
 done

@@ -26,6 +26,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if o.op.scale() {
 		return runScale(ctx, o, targets, out)
 	}
+	if o.op == opLock {
+		return runLock(ctx, o, targets, out)
+	}
 	rep := newReporter(out, o, targets)
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {
@@ -34,7 +37,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 			if err != nil {
 				return fmt.Errorf("%s (%s), round %d: %w", t.label, t.name, round, err)
 			}
+			endWatch := watchRound(o, t.addrs)
 			res, err := runBench(ctx, o, addrs, t.pids...)
+			endWatch(res)
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("interrupted")
 			}

@@ -64,6 +64,32 @@
 //	          zkserver and zookeeper, the single-process targets zkbench
 //	          launches itself: zkbench -compare 'zkserver;zookeeper' -op start
 //
+// and the lock op, which measures how fast a lock changes hands:
+//
+//	lock      -sessions clients contend for one exclusive lock, each in a
+//	          loop of acquire, empty critical section, release. Per
+//	          acquisition the handoff, from the previous holder starting its
+//	          release to the acquire returning (p50, p99, max, and per srvr
+//	          Mode of the acquiring client's server), the critical sections
+//	          completed per second, and the longest stretch in which no
+//	          client completed one. -lockclients runs, one after the other
+//	          on every target, zkraft's recipes.Lock on go-zookeeper (go)
+//	          and Apache Curator's InterProcessMutex (curator: a JVM running
+//	          curator/LockBench.java, compiled with javac at run time on the
+//	          Debian libcurator-*-java jars; skipped, with the reason, when
+//	          they or a JDK are missing). Each client is pinned to one of the
+//	          servers -role selects, round-robin. -kills N (zkserver3 and
+//	          zookeeper3 only) gives every client all servers instead and,
+//	          at N evenly spaced moments of the window, kills the leader
+//	          with SIGKILL and restarts it at once; each kill is reported
+//	          with the time until a server reported Mode leader again.
+//	          ZKBENCH_CURATOR_LOG=FILE appends the Curator and ZooKeeper
+//	          client logs of every LockBench run to FILE (slf4j-simple).
+//	          Every lock round polls srvr and reports leader changes and
+//	          elections (increases of the zxid's epoch), as -leaderwatch
+//	          does for the other ops:
+//	          zkbench -compare 'zkserver3;zookeeper3' -op lock -sessions 4 -kills 2 -duration 24s
+//
 // The scale ops find each target's server process by its listening port
 // (loopback addresses only) and read its RSS from /proc/PID/status; the live
 // heap, after a full GC, from a zkserver started with -pprof (its debug

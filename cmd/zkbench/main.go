@@ -35,6 +35,10 @@ type options struct {
 	json           bool
 	cpuProfile     string // file for a CPU profile of zkbench itself
 	role           string // any, leader, follower or observer: the servers sessions use
+	kills          int    // -op lock: leader kills in the window (lockkill.go)
+	lockClients    string // -op lock: go, curator or both
+	lockClientList []string
+	leaderWatch    bool // poll srvr during each round and report leader changes
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 }
@@ -87,7 +91,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	}
 	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3)")
 	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
-	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, or start (process launch to first write)")
+	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, start (process launch to first write), or lock (lock handoff, lock.go)")
 	fs.IntVar(&o.n, "n", 0, "znodes (fill, default 200000), sessions (sessions, default 10000) or watchers (watchers, default 10000)")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
 	fs.IntVar(&o.sessions, "sessions", 8, "number of sessions (connections)")
@@ -102,6 +106,9 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
 	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers")
+	fs.IntVar(&o.kills, "kills", 0, "with -op lock on zkserver3 or zookeeper3: kill (SIGKILL) and restart the leader this many times, evenly spread over the window; every client is then given all servers")
+	fs.StringVar(&o.lockClients, "lockclients", "go,curator", "with -op lock: the lock clients to run, `go` (recipes.Lock), curator (Apache Curator's InterProcessMutex, needs a JDK and libcurator-*-java) or both")
+	fs.BoolVar(&o.leaderWatch, "leaderwatch", false, "poll every server's srvr during each round (warmup included) and report leader changes and elections (zxid epoch increases); -op lock always does")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of zkbench itself (the load generator, not the server) to `file`")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
@@ -153,6 +160,9 @@ func (o *options) validate(fs *flag.FlagSet) error {
 		}
 	}
 	if err := checkRole(o.role); err != nil {
+		return err
+	}
+	if err := o.lockDefaults(); err != nil {
 		return err
 	}
 	if err := o.scaleDefaults(fs); err != nil {

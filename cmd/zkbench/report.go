@@ -82,6 +82,7 @@ func (r *reporter) add(res *result) {
 	if res.FirstError != "" {
 		fmt.Fprintf(r.w, "      first error: %s\n", res.FirstError)
 	}
+	reportLeader(r.w, res.Leader)
 }
 
 // finish prints the A/B summary, or the JSON document.

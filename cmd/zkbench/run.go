@@ -32,6 +32,8 @@ type result struct {
 	// HostSteal is the share of the machine's CPU time taken by other
 	// guests of the hypervisor during the measured window, in percent.
 	HostSteal float64 `json:"host_steal_pct"`
+	// Leader is what -leaderwatch saw during the round (leaderwatch.go).
+	Leader *leaderChanges `json:"leader,omitempty"`
 }
 
 // runBench opens the sessions, sets up a fresh bench root, runs the

@@ -25,6 +25,9 @@ type target struct {
 	// the servers run in zkbench's own process or were started by others.
 	pids []int
 	stop func() error
+	// members kills and restarts single servers (-kills); nil unless
+	// zkbench runs the ensemble's servers as processes (lockkill.go).
+	members memberControl
 }
 
 // builtinNames are the targets zkbench starts itself: zkraft in this
@@ -233,11 +236,11 @@ func startZooKeeper(forceSync bool, fs string) (*target, error) {
 // startZooKeeper3 starts a three-node Apache ZooKeeper ensemble (three
 // JVMs) and waits until it has a leader.
 func startZooKeeper3(forceSync bool, fs string) (*target, error) {
-	e, err := realzk.StartEnsemble("", 3, realzk.Options{ForceSync: forceSync,
-		ExtraConfig: map[string]string{"maxClientCnxns": "0"}})
+	opts := realzk.Options{ForceSync: forceSync, ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
+	e, err := realzk.StartEnsemble("", 3, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper3: %w", err)
 	}
 	return &target{name: "zookeeper3", desc: "Apache ZooKeeper three-node ensemble, " + fs,
-		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop}, nil
+		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop, members: zkEnsembleMembers{e, opts}}, nil
 }

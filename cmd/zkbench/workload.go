@@ -25,9 +25,10 @@ const (
 	opSessions
 	opWatchers
 	opStart // process start to first write (start.go)
+	opLock  // lock handoff (lock.go)
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock"}
 
 func (k opKind) String() string { return opNames[k] }
 

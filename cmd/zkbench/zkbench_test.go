@@ -55,8 +55,8 @@ func rootChildren(t *testing.T, addrs []string) []string {
 func TestEveryOpAgainstZkraft(t *testing.T) {
 	tg := startTestTarget(t, "zkraft", testOptions(t, "get"))
 	for _, op := range opNames {
-		if k, _ := parseOp(op); k.scale() || k == opStart {
-			continue // scale_test.go, start_test.go
+		if k, _ := parseOp(op); k.scale() || k == opStart || k == opLock {
+			continue // scale_test.go, start_test.go, lock_test.go
 		}
 		t.Run(op, func(t *testing.T) {
 			res, err := runBench(context.Background(), testOptions(t, op), tg.addrs)

@@ -102,7 +102,7 @@ func startZkserver(ctx context.Context, o *options, n int) (*target, error) {
 			t := &target{name: name, addrs: z.addrs(), pids: z.pids(), stop: func() error {
 				z.stop()
 				return os.RemoveAll(dir)
-			}}
+			}, members: z}
 			t.desc = "zkserver standalone, in memory, own process (" + bin + ")"
 			if n > 1 {
 				t.desc = fmt.Sprintf("zkserver %d-node ensemble, durable, forceSync=%s, own processes (%s)", n, o.forceSync.String(), bin)
