@@ -219,12 +219,26 @@ func (c *forwardClient) linkLost() {
 // AwaitLeader waits until this node knows a leader (see HasLeader) or ctx
 // ends, and reports whether it knows one.
 func (n *Node) AwaitLeader(ctx context.Context) bool {
-	for !n.HasLeader() {
+	return awaitSignal(ctx, n.leaderKnown, n.HasLeader)
+}
+
+// AwaitZxid waits until this node has applied the entry of zxid (or a
+// later one) or ctx ends, and reports whether it has.
+func (n *Node) AwaitZxid(ctx context.Context, zxid int64) bool {
+	return awaitSignal(ctx, n.fsm.applied, func() bool { return n.LastZxid() >= zxid })
+}
+
+// awaitSignal waits until done holds, rechecking whenever sig fires.
+func awaitSignal(ctx context.Context, sig *appliedSignal, done func() bool) bool {
+	for {
+		wake := sig.wait() // before the check: a signal in between is not lost
+		if done() {
+			return true
+		}
 		select {
-		case <-n.leaderKnown.wait():
+		case <-wake:
 		case <-ctx.Done():
-			return n.HasLeader()
+			return done()
 		}
 	}
-	return true
 }

@@ -31,13 +31,18 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 		if s.cfg.ReadOnlyMode && req.HasReadOnly && req.ReadOnly {
 			return s.connectReadOnly(c, req)
 		}
-		if !s.awaitLeader(req.TimeOut) {
+		if !s.handshakeWait(req.TimeOut, s.node.AwaitLeader) {
 			return false
 		}
 	}
-	if req.LastZxidSeen > s.node.LastZxid() {
-		// The client has seen newer state than ours: ZooKeeper drops the
-		// connection without a reply so the client tries another server.
+	if req.LastZxidSeen > s.node.LastZxid() && !s.handshakeWait(req.TimeOut, func(ctx context.Context) bool {
+		return s.node.AwaitZxid(ctx, req.LastZxidSeen)
+	}) {
+		// The client has seen newer state than ours, and this server did
+		// not apply it within the wait: ZooKeeper drops the connection
+		// without a reply so the client tries another server. (The client
+		// saw it in a reply, so it is committed and on its way here; after
+		// a leader change this server is often a few entries behind.)
 		s.log.Info("refusing client ahead of server", "client_zxid", req.LastZxidSeen, "server_zxid", s.node.LastZxid())
 		return false
 	}
@@ -321,18 +326,19 @@ func handleSASL(_ *conn, xid int32, req wire.Record) *pending {
 
 func millis(d time.Duration) int32 { return int32(d / time.Millisecond) }
 
-// awaitLeader holds a handshake that arrives while there is no leader (an
-// election is most likely under way) for up to two ticks, and no more than
-// a third of the session timeout the client asks for, and reports whether
-// a leader became known. ZooKeeper refuses such a client at once; it then
-// tries the other servers, which are electing too, and most clients pause
-// (go-zookeeper for a second) once they have tried them all, so a refused
-// client stays away well after the election ended.
-func (s *Server) awaitLeader(askedMillis int32) bool {
+// handshakeWait holds a handshake until await reports success, for up to
+// two ticks and no more than a third of the session timeout the client
+// asks for. It serves a client that connects while there is no leader (an
+// election is most likely under way) or that has seen entries this server
+// has not applied yet. ZooKeeper refuses both at once; the client then
+// tries the other servers, which are electing or catching up too, and most
+// clients pause (go-zookeeper for a second) once they have tried them all,
+// so a refused client stays away well after the election ended.
+func (s *Server) handshakeWait(askedMillis int32, await func(context.Context) bool) bool {
 	wait := min(2*s.cfg.TickTime, time.Duration(askedMillis)*time.Millisecond/3)
 	ctx, cancel := context.WithCancel(s.life)
 	defer cancel()
 	t := s.clock.AfterFunc(wait, cancel)
 	defer t.Stop()
-	return s.node.AwaitLeader(ctx)
+	return await(ctx)
 }

@@ -227,6 +227,23 @@ func TestConnectRefusesClientAheadOfServer(t *testing.T) {
 	handshakeWith(t, ok, req)
 }
 
+// A client only a little ahead (it saw an entry this server is about to
+// apply, as after a leader change) is held until the server has applied
+// it, then served, instead of being sent to try the other servers.
+func TestConnectWaitsForTheServerToCatchUp(t *testing.T) {
+	s := startTestServer(t, nil)
+	handshakeWith(t, rawDial(t, s), wire.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16)})
+	next := s.node.LastZxid() + 1 // the epoch's next zxid
+	nc := rawDial(t, s)
+	req := wire.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16), LastZxidSeen: next}
+	_, err := nc.Write(wire.AppendFrame(nil, &req))
+	require.NoError(t, err)
+	// The handshake is held: the next write brings the server to next.
+	w := rawDial(t, s)
+	handshakeWith(t, w, wire.ConnectRequest{TimeOut: 10000, Passwd: make([]byte, 16)})
+	handshakeWith(t, nc, req)
+}
+
 func handshakeWith(t *testing.T, nc net.Conn, req wire.ConnectRequest) {
 	t.Helper()
 	_, err := nc.Write(wire.AppendFrame(nil, &req))
