@@ -17,7 +17,7 @@ import (
 var (
 	// stepBudget is the work, in nodes encoded plus children gathered,
 	// that one hold of the lock may do.
-	stepBudget = 1024
+	stepBudget = 256
 	// wideKids is the most children a node may have for them to be
 	// gathered and sorted in one hold; a wider node's children are copied
 	// out in one hold, named in batches of nameBatch and sorted with the
