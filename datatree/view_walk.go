@@ -23,7 +23,7 @@ var (
 	// out in one hold, named in batches of nameBatch and sorted with the
 	// lock released.
 	wideKids  = 1024
-	nameBatch = 4096
+	nameBatch = 512
 )
 
 // ErrViewClosed is returned by View.WriteTo when the view was closed.
