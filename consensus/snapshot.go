@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/hashicorp/raft"
 
@@ -36,39 +37,38 @@ const (
 //
 // Consistency: Raft calls Snapshot on its FSM goroutine, the goroutine that
 // applies entries, between two applies; the index it records for the
-// snapshot is that of the last entry applied. Snapshot encodes the whole
-// state before it returns, so the bytes are exactly the state after that
-// entry; Persist then runs on another goroutine, concurrently with later
-// applies, but only copies those bytes. The read lock keeps the state
-// still against anything else (Restore, a direct caller in tests); readers
-// go on meanwhile.
+// snapshot is that of the last entry applied. Snapshot records everything
+// but the data tree (counters, session table, membership) and freezes the
+// tree (datatree.Tree.Freeze): a view of it as it is after that entry,
+// which costs nothing to take. Persist then encodes the view on Raft's
+// snapshot goroutine while entries go on being applied: the tree keeps
+// what the view needs past every change it makes meanwhile, so the
+// snapshot is exact at its index, not fuzzy.
 //
-// Cost: no entry is applied while Snapshot runs (writes wait for it; reads
-// do not), about the time to encode the state (see BenchmarkMemory* for
-// the figure at 200,000 znodes). The encoding goes into fixed-size chunks
-// rather than one growing buffer, so it costs its own size and no more
-// (a growing buffer copies itself as it grows and peaks at up to twice
-// that), and Persist releases each chunk once it is written.
+// Cost: Snapshot holds the lock for the session table's encoding only.
+// Persist takes the read lock for short steps (about a thousand znodes
+// each, or a copy of one wide node's child table), so an apply waits at
+// most one step. The encoding goes into fixed-size chunks rather than one
+// growing buffer, so it costs its own size and no more, and Persist
+// releases each chunk once it is written.
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
-	f.mu.RLock()
-	defer f.mu.RUnlock()
+	f.mu.Lock()
+	defer f.mu.Unlock()
 	if f.snaps != nil {
 		f.snaps.taken(f.appliedIndex.Load())
 	}
-	s := &snapshot{}
+	s := &snapshot{lock: f.mu.RLocker(), exclusive: &f.mu}
 	var e wire.Encoder
 	e.Long(int64(f.term))
 	e.Int(int32(f.counter))
 	e.Long(f.st.LastZxid)
 	f.st.Sessions.Snapshot(&e)
 	s.state.Write(e.Bytes())
-	if err := f.st.Tree.WriteSnapshot(&s.state); err != nil {
-		return nil, err // a chunkBuffer does not fail; kept for the contract
-	}
-	e.Reset()
-	e.Long(f.configVersion)
-	encodePeers(&e, f.members)
-	s.state.Write(e.Bytes())
+	var tail wire.Encoder
+	tail.Long(f.configVersion)
+	encodePeers(&tail, f.members)
+	s.tail = tail.Bytes()
+	s.view = f.st.Tree.Freeze()
 	return s, nil
 }
 
@@ -162,17 +162,30 @@ func decodeState(d *wire.Decoder, cfg datatree.Config) (*restoredState, error) {
 	return rs, nil
 }
 
-// snapshot is an encoded state waiting to be persisted.
-type snapshot struct{ state chunkBuffer }
+// snapshot is a state waiting to be persisted: the encoded part before
+// the tree, the tree's view and the encoded part after it.
+type snapshot struct {
+	state chunkBuffer
+	view  *datatree.View
+	tail  []byte
+	// lock is the FSM's read lock, held by the view's walk in steps;
+	// exclusive is the FSM's lock, held to close the view.
+	lock      sync.Locker
+	exclusive sync.Locker
+}
 
-// Persist implements raft.FSMSnapshot: the header, then the state, chunk
-// by chunk, each released once written.
+// Persist implements raft.FSMSnapshot: it encodes the tree's view, then
+// writes the header and the state, chunk by chunk, each released once
+// written. The sink is written with no lock held.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
-	var head [headerLen]byte
-	binary.BigEndian.PutUint32(head[:4], uint32(snapshotMagic))
-	binary.BigEndian.PutUint32(head[4:8], uint32(snapshotFormat))
-	binary.BigEndian.PutUint64(head[8:], uint64(s.state.size))
-	_, err := sink.Write(head[:])
+	err := s.encode()
+	if err == nil {
+		var head [headerLen]byte
+		binary.BigEndian.PutUint32(head[:4], uint32(snapshotMagic))
+		binary.BigEndian.PutUint32(head[4:8], uint32(snapshotFormat))
+		binary.BigEndian.PutUint64(head[8:], uint64(s.state.size))
+		_, err = sink.Write(head[:])
+	}
 	if err == nil {
 		err = s.state.drainTo(sink)
 	}
@@ -183,5 +196,33 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 	return sink.Close()
 }
 
+// encode writes the view and the tail after the sessions, then closes the
+// view so that the tree stops keeping changes for it.
+func (s *snapshot) encode() error {
+	if s.view == nil {
+		return errors.New("consensus: snapshot already persisted or released")
+	}
+	err := s.view.WriteTo(&s.state, s.lock)
+	s.closeView()
+	if err != nil {
+		return err
+	}
+	s.state.Write(s.tail)
+	return nil
+}
+
+func (s *snapshot) closeView() {
+	if s.view == nil {
+		return
+	}
+	s.exclusive.Lock()
+	s.view.Close()
+	s.exclusive.Unlock()
+	s.view = nil
+}
+
 // Release implements raft.FSMSnapshot.
-func (s *snapshot) Release() { s.state.reset() }
+func (s *snapshot) Release() {
+	s.closeView()
+	s.state.reset()
+}

@@ -24,7 +24,7 @@ type opOut struct {
 // The data slices in txn.Body are copied (into the node's name+data
 // buffer); the tree keeps no reference to them.
 func (t *Tree) Apply(txn *Txn) Result {
-	defer t.acls.flush()
+	defer t.flushACLs()
 	if txn == nil {
 		return Result{Err: wire.CodeMarshallingError}
 	}
@@ -217,6 +217,7 @@ func (t *Tree) setACL(txn *Txn, r *wire.SetACLRequest) (opOut, error) {
 	if !versionOK(r.Version, n.aversion()) {
 		return opOut{}, wire.CodeBadVersion
 	}
+	t.keep(n)
 	n.setAversion(n.aversion() + 1)
 	old := n.acl
 	n.acl = t.acls.acquire(acl)

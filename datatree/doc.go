@@ -21,12 +21,14 @@
 //     ZooKeeper's DataTree updates them (soft quotas only, see quota.go);
 //   - the indexes the server needs: ephemerals per session, container and TTL
 //     nodes (ContainerCandidates), node counts and data size;
-//   - snapshots of the whole tree (Tree.Snapshot/Restore).
+//   - snapshots of the whole tree (Tree.Snapshot/Restore), including exact
+//     ones written while transactions go on (Tree.Freeze, View.WriteTo).
 //
 // The package must stay a pure function of the transactions it is given: it
 // does no I/O, reads no clock (time comes from Txn.Time or a parameter),
-// starts no goroutines, takes no locks (the caller serialises access) and uses
-// no randomness beyond hash seeds; it must never import net, the server,
+// starts no goroutines, takes no locks of its own (the caller serialises
+// access; View.WriteTo holds the caller's lock, passed in, for short steps)
+// and uses no randomness beyond hash seeds; it must never import net, the server,
 // consensus or session packages. Iteration over Go maps and child tables
 // (children.go, seeded at random like Go maps) never leaks into results:
 // every list it returns is sorted.

@@ -44,11 +44,12 @@ func (t *Tree) record(r undoRec) {
 func (t *Tree) insert(parent *node, name, path string, n *node, zxid int64) {
 	t.record(undoRec{op: undoInsert, parent: parent, n: n, name: name, path: path,
 		cversion: parent.cversion(), pzxid: parent.pzxid()})
+	t.keep(parent)
 	if cv := parent.cversion() + 1; cv > parent.cversion() {
 		parent.setCversion(cv)
 		parent.setPzxid(zxid)
 	}
-	parent.addChild(n)
+	t.linkChild(parent, n)
 	t.attach(path, n)
 	t.quotaCreated(path, n)
 }
@@ -58,7 +59,8 @@ func (t *Tree) insert(parent *node, name, path string, n *node, zxid int64) {
 func (t *Tree) remove(parent *node, name, path string, n *node, zxid int64) {
 	t.record(undoRec{op: undoRemove, parent: parent, n: n, name: name, path: path,
 		pzxid: parent.pzxid()})
-	parent.removeChild(name)
+	t.keep(parent)
+	t.unlinkChild(parent, name, n)
 	if zxid > parent.pzxid() {
 		parent.setPzxid(zxid)
 	}
@@ -71,6 +73,7 @@ func (t *Tree) remove(parent *node, name, path string, n *node, zxid int64) {
 func (t *Tree) setData(path string, n *node, data []byte, version int32, zxid, time int64) {
 	t.record(undoRec{op: undoSetData, n: n, path: path,
 		buf: n.buf, nameLen: n.nameLen, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
+	t.keep(n)
 	t.dataSize += int64(len(data)) - int64(n.dataLen())
 	old := n.data()
 	n.setDataBytes(data)
@@ -85,6 +88,7 @@ func (t *Tree) setData(path string, n *node, data []byte, version int32, zxid, t
 func (t *Tree) replaceData(n *node, data []byte) {
 	t.record(undoRec{op: undoSetData, n: n,
 		buf: n.buf, nameLen: n.nameLen, mzxid: n.mzxid, mtime: n.mtime, version: n.version})
+	t.keep(n)
 	t.dataSize += int64(len(data)) - int64(n.dataLen())
 	n.setDataBytes(data)
 }
@@ -135,18 +139,21 @@ func (t *Tree) rollback(log []undoRec) {
 		r := &log[i]
 		switch r.op {
 		case undoInsert:
-			r.parent.removeChild(r.name)
+			t.keep(r.parent)
+			t.unlinkChild(r.parent, r.name, r.n)
 			r.parent.setCversion(r.cversion)
 			r.parent.setPzxid(r.pzxid)
 			r.parent.dropDefaultExt()
 			t.detach(r.path, r.n)
 			t.acls.release(r.n.acl)
 		case undoRemove:
-			r.parent.addChild(r.n)
+			t.keep(r.parent)
+			t.linkChild(r.parent, r.n)
 			r.parent.setPzxid(r.pzxid)
 			t.attach(r.path, r.n)
 			t.acls.retain(r.n.acl)
 		case undoSetData:
+			t.keep(r.n)
 			t.dataSize -= int64(r.n.dataLen())
 			r.n.setBuf(r.buf, r.nameLen)
 			t.dataSize += int64(r.n.dataLen())

@@ -12,7 +12,7 @@ import (
 // by one). It returns NodeDeleted and the parent's NodeChildrenChanged for
 // each node.
 func (t *Tree) KillSession(session int64, zxid int64) []Event {
-	defer t.acls.flush()
+	defer t.flushACLs()
 	return t.killSession(session, zxid)
 }
 

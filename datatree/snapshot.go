@@ -37,53 +37,10 @@ func (t *Tree) Snapshot(e *wire.Encoder) {
 
 // encodeTree writes the snapshot into e. With a writer, it hands e's bytes
 // to w and empties e whenever they reach flushSize, so e stays small; the
-// caller writes what is left at the end.
+// caller writes what is left at the end. The tree must not change
+// meanwhile: it is the walk of a View (view_walk.go) that nothing changes.
 func (t *Tree) encodeTree(e *wire.Encoder, w io.Writer) error {
-	e.Int(snapMagic)
-	e.Int(snapVersion)
-	refs := make(map[uint32]int32)
-	stack := []*node{t.root}
-	for len(stack) > 0 {
-		n := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		t.encodeNode(e, refs, n)
-		if w != nil && e.Len() >= flushSize {
-			if _, err := w.Write(e.Bytes()); err != nil {
-				return err
-			}
-			e.Reset()
-		}
-		kids := sortedChildren(n)
-		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, kids[i])
-		}
-	}
-	return nil
-}
-
-// encodeNode writes one node; its name (the root's is "") is written as
-// a string, which Buffer encodes identically for the non-nil name().
-func (t *Tree) encodeNode(e *wire.Encoder, refs map[uint32]int32, n *node) {
-	e.Buffer(n.name())
-	e.Buffer(n.data())
-	if ref, ok := refs[n.acl]; ok {
-		e.Int(ref)
-	} else {
-		ref = int32(len(refs))
-		refs[n.acl] = ref
-		e.Int(ref)
-		wire.EncodeACLs(e, t.acls.get(n.acl))
-	}
-	e.Long(n.czxid)
-	e.Long(n.mzxid)
-	e.Long(n.pzxid())
-	e.Long(n.ctime)
-	e.Long(n.mtime)
-	e.Long(n.owner())
-	e.Int(n.version)
-	e.Int(n.cversion())
-	e.Int(n.aversion())
-	e.Int(int32(n.numChildren()))
+	return t.frozenView().write(e, w, nil)
 }
 
 // Restore reads a tree written by Snapshot. cfg must be the Config the

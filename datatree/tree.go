@@ -31,6 +31,8 @@ type Tree struct {
 	ttls       map[string]struct{}
 	// undo is non-nil while a multi is being applied.
 	undo *[]undoRec
+	// views are the open views (Freeze), which every change informs.
+	views []*View
 }
 
 // New returns the tree ZooKeeper starts with: "/", "/zookeeper" and
