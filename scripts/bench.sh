@@ -3,16 +3,20 @@
 # ZooKeeper 3.8 (Debian package `zookeeper`, started by zkbench from its
 # jars), same machine, same run, rounds alternating A, B, A, B.
 #
-#   scripts/bench.sh                 # everything, about 15 minutes
+#   scripts/bench.sh                 # everything, about 45 minutes
 #   scripts/bench.sh standalone      # or any of: standalone latency ensemble memory scale start
 #                                    # lock (about 4 minutes) stability (10 minutes of load)
+#   scripts/bench.sh ensemble5       # one ensemble shape: ensemble3 ensemble5 ensemble3o2
+#   make bench BENCH=ensemble3o2     # the same through make
 #
 # zkbench starts every server itself: `zkserver` (this repository's server
 # as its own process, in memory, with its -pprof listener for heap figures),
-# `zkserver3` (three durable zkserver processes), `zookeeper` (standalone)
-# and `zookeeper3` (a three-node ensemble). Needs `apt-get install -y
-# zookeeper` and a JDK's jcmd (for ZooKeeper's live heap); the lock part's
-# Curator client needs javac and `apt-get install -y libcurator-recipes-java
+# `zkserver3`, `zkserver5` and `zkserver3o2` (durable zkserver processes:
+# three, five, and three voters with two observers), `zookeeper`
+# (standalone) and `zookeeper3`, `zookeeper5`, `zookeeper3o2` (the same
+# ensembles of ZooKeeper JVMs). Needs `apt-get install -y zookeeper` and a
+# JDK's jcmd (for ZooKeeper's live heap); the lock part's Curator client
+# needs javac and `apt-get install -y libcurator-recipes-java
 # libcurator-framework-java libcurator-client-java` (else zkbench skips it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -34,11 +38,25 @@ latency() { # one client, one request at a time: p50 <= 0.7x ZooKeeper's
     bench -compare 'zkserver;zookeeper' -op "$op" -sessions 1 -inflight 1 "${load[@]}"
   done
 }
-ensemble() { # three durable nodes each, fsync on: writes >= 1.5x, reads >= 2x
-  for op in get set; do
-    bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op "$op" -sessions 8 -inflight 4 "${load[@]}"
-  done
+# Ensembles (issue 13): every shape, durable, forceSync=yes on both sides,
+# one request at a time per session. Goal: ops/s >= 2x ZooKeeper's in every
+# round. Each shape is two zkbench runs, each starting its two ensembles once
+# (five ZooKeeper JVMs take 15-45 s to elect on a loaded machine):
+#  - set, create, get, mix (90% get) with 8 and 64 sessions spread over all
+#    servers in turn, latency broken down by the role of each session's server;
+#  - the same four ops from a single client connected to the leader, to a
+#    follower (and to an observer), chosen by srvr's Mode each round.
+# 2 rounds x (2 s warm-up + 4 s) per workload and target: 16 workloads
+# (20 with observers) of ~26 s, about 8-11 minutes a shape, 30 for all three.
+ens=(-forcesync=yes -size 100 -inflight 1 -warmup 2s -duration 4s -rounds 2)
+ensemble_shape() { # $1 zkserver target, $2 ZooKeeper target, $3 roles for one client
+  bench -compare "$1;$2" -op set,create,get,mix -sessions 8,64 "${ens[@]}"
+  bench -compare "$1;$2" -op set,create,get,mix -sessions 1 -role "$3" "${ens[@]}"
 }
+ensemble3() { ensemble_shape zkserver3 zookeeper3 leader,follower; }
+ensemble5() { ensemble_shape zkserver5 zookeeper5 leader,follower; }
+ensemble3o2() { ensemble_shape zkserver3o2 zookeeper3o2 leader,follower,observer; }
+ensemble() { ensemble3; ensemble5; ensemble3o2; }
 memory() { # 200,000 znodes of 100 bytes: heap per znode, RSS
   bench -compare 'zkserver;zookeeper' -session-timeout 30s -op fill -n 200000 -size 100
 }
@@ -63,7 +81,7 @@ parts=("$@")
 [ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start lock)
 for p in "${parts[@]}"; do
   case "$p" in
-    standalone|latency|ensemble|memory|scale|start|lock|stability) "$p" ;;
-    *) echo "unknown part $p (want standalone latency ensemble memory scale start lock stability)" >&2; exit 2 ;;
+    standalone|latency|ensemble|ensemble3|ensemble5|ensemble3o2|memory|scale|start|lock|stability) "$p" ;;
+    *) echo "unknown part $p (want standalone latency ensemble memory scale start lock stability, or one shape: ensemble3 ensemble5 ensemble3o2)" >&2; exit 2 ;;
   esac
 done

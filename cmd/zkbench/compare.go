@@ -29,6 +29,29 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if o.op == opLock {
 		return runLock(ctx, o, targets, out)
 	}
+	plan := o.plan
+	if len(plan) == 0 {
+		plan = []workloadSpec{{o.opName, o.op, o.sessions, o.role}}
+	}
+	for i, w := range plan {
+		if i > 0 {
+			fmt.Fprintln(out)
+		}
+		wo := *o
+		wo.use(w)
+		if err := runWorkload(ctx, &wo, targets, out); err != nil {
+			if len(plan) > 1 {
+				err = fmt.Errorf("%s: %w", w, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// runWorkload runs o's rounds of one workload on the targets and reports
+// them.
+func runWorkload(ctx context.Context, o *options, targets []*target, out io.Writer) error {
 	rep := newReporter(out, o, targets)
 	rep.header()
 	for round := 1; round <= o.rounds; round++ {

@@ -10,20 +10,27 @@
 // A target (-servers, or A and B of -compare) is a client address list,
 // host:port[,host:port...], or one of the targets zkbench starts itself:
 //
-//	zkraft      an in-memory standalone zkraft server in this process
-//	zkraft3     a durable three-node zkraft ensemble in this process
-//	zkserver    an in-memory standalone zkserver, as its own process
-//	zkserver3   a durable three-node ensemble of zkserver processes
-//	zookeeper   Apache ZooKeeper 3.8 standalone (a JVM)
-//	zookeeper3  a three-node Apache ZooKeeper 3.8 ensemble (three JVMs)
+//	zkraft        an in-memory standalone zkraft server in this process
+//	zkraft3       a durable three-node zkraft ensemble in this process
+//	zkserver      an in-memory standalone zkserver, as its own process
+//	zkserver3     a durable three-node ensemble of zkserver processes
+//	zkserver5     a durable five-node ensemble of zkserver processes
+//	zkserver3o2   three durable zkserver voters and two observers
+//	zookeeper     Apache ZooKeeper 3.8 standalone (a JVM)
+//	zookeeper3    a three-node Apache ZooKeeper 3.8 ensemble (three JVMs)
+//	zookeeper5    a five-node Apache ZooKeeper 3.8 ensemble
+//	zookeeper3o2  three Apache ZooKeeper 3.8 voters and two observers
 //
-// zkserver and zkserver3 run the zkserver binary named by -zkserver, by
+// The zkserver targets run the zkserver binary named by -zkserver, by
 // default the zkserver next to zkbench's own executable, else the one on
 // PATH (go build -o DIR ./cmd/zkserver ./cmd/zkbench puts both in DIR).
-// zookeeper and zookeeper3 need java and the Debian zookeeper package.
+// The zookeeper targets need java and the Debian zookeeper package.
 // When a target cannot start here, zkbench says why and exits 1. The
 // ensembles use tickTime=2000 like the standalone servers, and zkbench
-// waits until they have a leader; clients get every member's address.
+// waits until srvr shows a leader, the other voters following and the
+// observers (the last two servers, server.N=...:observer and
+// peerType=observer in their zoo.cfg) observing; clients get every
+// member's address.
 //
 // The durable built-in targets fsync each write only with -forcesync=yes.
 // All built-in targets allow unlimited connections per client address.
@@ -105,6 +112,21 @@
 // pipelines the requests of a connection). With -op connect the
 // sessions*inflight goroutines each open their own sessions.
 //
+// The sessions are spread over the target's servers in turn: session i
+// connects to server i mod n first (and moves on to the next one only if
+// that one does not serve). -role leader, follower or observer gives the
+// sessions only the servers whose srvr Mode is that, asked afresh every
+// round. Against an ensemble (or with -role) every round also reports its
+// figures by the role of the server each session is on, asked once at the
+// start of the round, as indented rows under the round's row, with an A/B
+// summary per role ("by server role"; by_role and role_summary in -json);
+// a server whose Mode changed during the round is named under its row.
+//
+// -op (load ops only), -sessions and -role also take comma lists: zkbench
+// then runs every combination, for each op each number of sessions each
+// role, one after another on the same targets, started once, each with its
+// own report (-json: one JSON document each).
+//
 // Every run (one target, one round) works in a fresh bench root znode,
 // /zkbench-<time>-<n>, with the keys created beforehand and everything
 // deleted afterwards. The workload runs for -warmup unmeasured, then for
@@ -123,6 +145,7 @@
 //	zkbench -servers 127.0.0.1:2181 -op set -sessions 16 -inflight 8
 //	zkbench -compare zkraft,zookeeper -op get -sessions 8 -inflight 4 -duration 3s -warmup 2s -rounds 2
 //	zkbench -compare 'zkserver3;zookeeper3' -op set -forcesync=yes -sessions 8 -inflight 4
+//	zkbench -compare 'zkserver3o2;zookeeper3o2' -op set,get -sessions 1 -role leader,follower,observer -forcesync=yes
 //	zkbench -compare '10.0.0.1:2181,10.0.0.2:2181,10.0.0.3:2181;zkraft3' -op mix -mix 90 -json
 //
 // The exit code is 0 on success, 1 when a target cannot start or a run

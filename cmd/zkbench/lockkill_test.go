@@ -47,7 +47,7 @@ func TestLockLeaderKillZkserver3(t *testing.T) {
 		for i, a := range tg.addrs {
 			modes[i], _ = realzk.Mode(a, time.Second)
 		}
-		if modesReady(modes) {
+		if modesReady(modes, 0) {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -38,7 +38,11 @@ type options struct {
 	kills          int    // -op lock: leader kills in the window (lockkill.go)
 	lockClients    string // -op lock: go, curator or both
 	lockClientList []string
-	leaderWatch    bool // poll srvr during each round and report leader changes
+	leaderWatch    bool   // poll srvr during each round and report leader changes
+	sessionList    string // -sessions, a comma list
+	// plan is the workloads to run, from the -op, -sessions and -role
+	// lists (plan.go); op, opName, sessions and role hold the current one.
+	plan []workloadSpec
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 }
@@ -89,23 +93,23 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3)")
+	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zkserver5, zkserver3o2, zookeeper, zookeeper3, zookeeper5, zookeeper3o2)")
 	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
-	fs.StringVar(&o.opName, "op", "get", "operation: get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, start (process launch to first write), or lock (lock handoff, lock.go)")
+	fs.StringVar(&o.opName, "op", "get", "operation (or a comma list of the load ops): get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, start (process launch to first write), or lock (lock handoff, lock.go)")
 	fs.IntVar(&o.n, "n", 0, "znodes (fill, default 200000), sessions (sessions, default 10000) or watchers (watchers, default 10000)")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
-	fs.IntVar(&o.sessions, "sessions", 8, "number of sessions (connections)")
+	fs.StringVar(&o.sessionList, "sessions", "8", "number of sessions (connections), or a comma list")
 	fs.IntVar(&o.inflight, "inflight", 1, "requests in flight per session (goroutines issuing synchronous calls)")
 	fs.IntVar(&o.size, "size", 100, "payload `bytes` of set and create, and of the keys get reads")
 	fs.IntVar(&o.keys, "keys", 1000, "number of znodes get, set, mix and connect pick from at random")
 	fs.DurationVar(&o.warmup, "warmup", time.Second, "time the workload runs before measuring, in every round")
 	fs.DurationVar(&o.duration, "duration", 5*time.Second, "measured time of each round")
 	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1; 1 for the scale ops, 10 for start)")
-	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, zkserver3, zookeeper, zookeeper3): fsync each write: yes or no (default no)")
-	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver and zkserver3 targets (default: zkserver next to zkbench's executable, else on PATH)")
+	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, the zkserver ensembles, the zookeeper ones): fsync each write: yes or no (default no)")
+	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
-	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers")
+	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers, in turn (or a comma list)")
 	fs.IntVar(&o.kills, "kills", 0, "with -op lock on zkserver3 or zookeeper3: kill (SIGKILL) and restart the leader this many times, evenly spread over the window; every client is then given all servers")
 	fs.StringVar(&o.lockClients, "lockclients", "go,curator", "with -op lock: the lock clients to run, `go` (recipes.Lock), curator (Apache Curator's InterProcessMutex, needs a JDK and libcurator-*-java) or both")
 	fs.BoolVar(&o.leaderWatch, "leaderwatch", false, "poll every server's srvr during each round (warmup included) and report leader changes and elections (zxid epoch increases); -op lock always does")
@@ -136,8 +140,7 @@ func (o *options) validate(fs *flag.FlagSet) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("unexpected argument %q", fs.Arg(0))
 	}
-	var err error
-	if o.op, err = parseOp(o.opName); err != nil {
+	if err := o.parsePlan(o.sessionList); err != nil {
 		return err
 	}
 	checks := []struct {
@@ -145,7 +148,6 @@ func (o *options) validate(fs *flag.FlagSet) error {
 		msg string
 	}{
 		{o.mix < 0 || o.mix > 100, fmt.Sprintf("-mix %d must be between 0 and 100", o.mix)},
-		{o.sessions < 1, fmt.Sprintf("-sessions %d must be at least 1", o.sessions)},
 		{o.inflight < 1, fmt.Sprintf("-inflight %d must be at least 1", o.inflight)},
 		{o.size < 0 || o.size > maxSize, fmt.Sprintf("-size %d must be between 0 and %d", o.size, maxSize)},
 		{o.keys < 1, fmt.Sprintf("-keys %d must be at least 1", o.keys)},
@@ -158,9 +160,6 @@ func (o *options) validate(fs *flag.FlagSet) error {
 		if c.bad {
 			return errors.New(c.msg)
 		}
-	}
-	if err := checkRole(o.role); err != nil {
-		return err
 	}
 	if err := o.lockDefaults(); err != nil {
 		return err

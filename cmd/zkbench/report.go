@@ -83,6 +83,7 @@ func (r *reporter) add(res *result) {
 		fmt.Fprintf(r.w, "      first error: %s\n", res.FirstError)
 	}
 	reportLeader(r.w, res.Leader)
+	r.addRoles(res)
 }
 
 // finish prints the A/B summary, or the JSON document.
@@ -109,6 +110,7 @@ func (r *reporter) finish() error {
 	}
 	fmt.Fprintln(r.w, "(A/B is the median of the per-round ratios; above 1 means more ops/s or slower latency for A)")
 	fmt.Fprintln(r.w, "(steal: the machine's CPU time taken by other guests of its hypervisor during the window; rounds with much of it are unreliable)")
+	r.finishRoles()
 	return nil
 }
 
@@ -140,13 +142,15 @@ type jsonConfig struct {
 	DurationSeconds float64 `json:"duration_s"`
 	Rounds          int     `json:"rounds"`
 	ForceSync       bool    `json:"forcesync"`
+	Role            string  `json:"role"`
 }
 
 type jsonReport struct {
-	Config  jsonConfig   `json:"config"`
-	Targets []jsonTarget `json:"targets"`
-	Rounds  []*result    `json:"rounds"`
-	Summary []summaryRow `json:"summary,omitempty"`
+	Config      jsonConfig       `json:"config"`
+	Targets     []jsonTarget     `json:"targets"`
+	Rounds      []*result        `json:"rounds"`
+	Summary     []summaryRow     `json:"summary,omitempty"`
+	RoleSummary []roleSummaryRow `json:"role_summary,omitempty"`
 }
 
 func (r *reporter) writeJSON(summary []summaryRow) error {
@@ -154,9 +158,13 @@ func (r *reporter) writeJSON(summary []summaryRow) error {
 	doc := jsonReport{
 		Config: jsonConfig{Op: o.op.String(), Sessions: o.sessions, Inflight: o.inflight,
 			Size: o.size, Keys: o.keys, WarmupSeconds: o.warmup.Seconds(),
-			DurationSeconds: o.duration.Seconds(), Rounds: o.rounds, ForceSync: bool(o.forceSync)},
+			DurationSeconds: o.duration.Seconds(), Rounds: o.rounds, ForceSync: bool(o.forceSync),
+			Role: o.role},
 		Rounds:  r.results,
 		Summary: summary,
+	}
+	if summary != nil {
+		doc.RoleSummary = summarizeRolesAB(r.results)
 	}
 	if o.op == opMix {
 		doc.Config.MixGetPercent = o.mix

@@ -34,6 +34,12 @@ type result struct {
 	HostSteal float64 `json:"host_steal_pct"`
 	// Leader is what -leaderwatch saw during the round (leaderwatch.go).
 	Leader *leaderChanges `json:"leader,omitempty"`
+	// ByRole breaks the figures down by the srvr Mode, at the start of
+	// the round, of the server each session is on; for ensembles and
+	// -role runs only.
+	ByRole []roleResult `json:"by_role,omitempty"`
+	// ModeChanges names the servers whose Mode changed during the round.
+	ModeChanges string `json:"mode_changes,omitempty"`
 }
 
 // runBench opens the sessions, sets up a fresh bench root, runs the
@@ -48,8 +54,15 @@ func runBench(ctx context.Context, o *options, servers []string, pids ...int) (*
 		return nil, err
 	}
 	defer closeAll(sessions)
+	var modes map[string]string
+	if len(servers) > 1 || o.role != "any" {
+		modes = assignRoles(sessions, srvrMode)
+	}
 	w := newWorkload(o, servers, benchRoot())
 	res, err := setupAndMeasure(ctx, o, w, sessions, pids)
+	if err == nil && modes != nil {
+		res.ModeChanges = modeChanges(modes, srvrMode)
+	}
 	if cerr := w.cleanup(sessions[0].Conn); cerr != nil {
 		err = errors.Join(err, fmt.Errorf("clean up %s: %w", w.root, cerr))
 	}
@@ -81,6 +94,7 @@ func benchRoot() string {
 type worker struct {
 	w        *workload
 	conn     *zk.Conn
+	sess     *session // conn's session, with its server's role
 	rng      *rand.Rand
 	hist     *histogram
 	errors   uint64
@@ -120,6 +134,7 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session, 
 		workers[i] = &worker{
 			w:    w,
 			conn: sessions[i%len(sessions)].Conn,
+			sess: sessions[i%len(sessions)],
 			rng:  rand.New(rand.NewPCG(uint64(i), 0x7a6b62656e6368)),
 			hist: newHistogram(),
 		}
@@ -165,6 +180,7 @@ func summarize(workers []*worker, elapsed time.Duration) *result {
 	r.P99 = latency(h.percentile(99))
 	r.P999 = latency(h.percentile(99.9))
 	r.Max = latency(h.maximum())
+	r.ByRole = summarizeRoles(workers, elapsed)
 	return r
 }
 
@@ -173,6 +189,9 @@ func summarize(workers []*worker, elapsed time.Duration) *result {
 type session struct {
 	*zk.Conn
 	events <-chan zk.Event
+	// server and role are the server the session was on at the start of
+	// the round and its srvr Mode, when assignRoles has set them.
+	server, role string
 }
 
 type quietLogger struct{}
@@ -181,7 +200,17 @@ func (quietLogger) Printf(string, ...any) {}
 
 // connect opens a session and waits until the server has granted it.
 func connect(ctx context.Context, servers []string, timeout time.Duration) (*session, error) {
-	c, events, err := zk.Connect(servers, timeout, zk.WithLogger(quietLogger{}))
+	return connectWith(ctx, servers, timeout, zk.NewDNSHostProvider())
+}
+
+// connectAt is connect trying the servers in order from servers[first]
+// (modulo their number) rather than in a random order.
+func connectAt(ctx context.Context, servers []string, first int, timeout time.Duration) (*session, error) {
+	return connectWith(ctx, servers, timeout, &orderedHosts{servers: servers, first: first})
+}
+
+func connectWith(ctx context.Context, servers []string, timeout time.Duration, hosts zk.HostProvider) (*session, error) {
+	c, events, err := zk.Connect(servers, timeout, zk.WithHostProvider(hosts), zk.WithLogger(quietLogger{}))
 	if err != nil {
 		return nil, err
 	}
@@ -230,11 +259,13 @@ func (s *session) close() {
 	}
 }
 
-// openSessions opens n sessions, closing them all if one fails.
+// openSessions opens n sessions spread over the servers in turn (session
+// i on servers[i mod len(servers)] while that one serves), closing them
+// all if one fails.
 func openSessions(ctx context.Context, servers []string, n int, timeout time.Duration) ([]*session, error) {
 	sessions := make([]*session, 0, n)
-	for range n {
-		s, err := connect(ctx, servers, timeout)
+	for i := range n {
+		s, err := connectAt(ctx, servers, i, timeout)
 		if err != nil {
 			closeAll(sessions)
 			return nil, err

@@ -80,11 +80,12 @@ func (o *options) checkStartTargets() error {
 			continue
 		}
 		why := fmt.Sprintf("%q is the address of a server started by others", spec)
+		if _, sh, ok := builtinShape(spec); ok && sh.size() > 1 {
+			why = spec + " is an ensemble of several processes"
+		}
 		switch spec {
 		case "zkraft", "zkraft3":
 			why = spec + " runs inside zkbench's own process"
-		case "zkserver3", "zookeeper3":
-			why = spec + " is an ensemble of several processes"
 		}
 		return fmt.Errorf("-op start times a server process from its launch, so it needs a target zkbench launches itself: zkserver or zookeeper (%s)", why)
 	}

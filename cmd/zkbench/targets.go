@@ -31,9 +31,39 @@ type target struct {
 }
 
 // builtinNames are the targets zkbench starts itself: zkraft in this
-// process, zkserver as processes of its own, and Apache ZooKeeper JVMs
-// (internal/realzk), each standalone and as a three-node ensemble.
-var builtinNames = []string{"zkraft", "zkraft3", "zkserver", "zkserver3", "zookeeper", "zookeeper3"}
+// process (standalone and a three-node ensemble), and zkserver as processes
+// of its own and Apache ZooKeeper JVMs (internal/realzk), each standalone,
+// as a three- and a five-node ensemble and as three voters with two
+// observers (ensembleShapes).
+var builtinNames = []string{"zkraft", "zkraft3", "zkserver", "zkserver3", "zkserver5", "zkserver3o2",
+	"zookeeper", "zookeeper3", "zookeeper5", "zookeeper3o2"}
+
+// shape is the make-up of an ensemble: voting servers and observers.
+type shape struct{ voters, observers int }
+
+func (s shape) size() int { return s.voters + s.observers }
+
+// ensembleShapes are the ensemble suffixes of the zkserver and zookeeper
+// targets: zkserver3 is three voters, zookeeper3o2 three voters and two
+// observers.
+var ensembleShapes = map[string]shape{"3": {3, 0}, "5": {5, 0}, "3o2": {3, 2}}
+
+// builtinShape splits a zkserver or zookeeper target into its kind and
+// shape: "zkserver" standalone is {1, 0}. ok is false for other specs.
+func builtinShape(spec string) (kind string, sh shape, ok bool) {
+	for _, k := range []string{"zkserver", "zookeeper"} {
+		rest, found := strings.CutPrefix(spec, k)
+		if !found {
+			continue
+		}
+		if rest == "" {
+			return k, shape{1, 0}, true
+		}
+		sh, ok := ensembleShapes[rest]
+		return k, sh, ok
+	}
+	return "", shape{}, false
+}
 
 var builtins = func() map[string]bool {
 	m := make(map[string]bool, len(builtinNames))
@@ -75,12 +105,14 @@ func checkSpec(spec string) error {
 
 // checkAvailable fails, with the reason, for a target that cannot run here.
 func checkAvailable(spec string, o *options) error {
-	switch spec {
-	case "zookeeper", "zookeeper3":
+	kind, _, ok := builtinShape(spec)
+	switch {
+	case !ok:
+	case kind == "zookeeper":
 		if ok, reason := realzk.Available(); !ok {
 			return fmt.Errorf("target %s: %s", spec, reason)
 		}
-	case "zkserver", "zkserver3":
+	case kind == "zkserver":
 		if _, err := findZkserver(o.zkserver); err != nil {
 			return fmt.Errorf("target %s: %w", spec, err)
 		}
@@ -96,14 +128,14 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 		return startZkraft(ctx)
 	case "zkraft3":
 		return startZkraft3(ctx, bool(o.forceSync), fs)
-	case "zkserver":
-		return startZkserver(ctx, o, 1)
-	case "zkserver3":
-		return startZkserver(ctx, o, 3)
 	case "zookeeper":
 		return startZooKeeper(bool(o.forceSync), fs)
-	case "zookeeper3":
-		return startZooKeeper3(bool(o.forceSync), fs)
+	}
+	if kind, sh, ok := builtinShape(spec); ok {
+		if kind == "zkserver" {
+			return startZkserver(ctx, o, sh)
+		}
+		return startZooKeeperEnsemble(spec, sh, bool(o.forceSync), fs)
 	}
 	return &target{name: spec, desc: "external", addrs: strings.Split(spec, ","), stop: func() error { return nil }}, nil
 }
@@ -233,14 +265,30 @@ func startZooKeeper(forceSync bool, fs string) (*target, error) {
 		addrs: []string{s.Addr()}, pids: []int{s.Pid()}, stop: s.Stop}, nil
 }
 
-// startZooKeeper3 starts a three-node Apache ZooKeeper ensemble (three
-// JVMs) and waits until it has a leader.
-func startZooKeeper3(forceSync bool, fs string) (*target, error) {
+// startZooKeeperEnsemble starts an Apache ZooKeeper ensemble of sh's
+// voters and observers (one JVM each) and waits until it has a leader and
+// the others follow or observe.
+func startZooKeeperEnsemble(name string, sh shape, forceSync bool, fs string) (*target, error) {
 	opts := realzk.Options{ForceSync: forceSync, ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
-	e, err := realzk.StartEnsemble("", 3, opts)
+	e, err := realzk.StartEnsembleObservers("", sh.voters, sh.observers, opts)
 	if err != nil {
-		return nil, fmt.Errorf("start zookeeper3: %w", err)
+		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	return &target{name: "zookeeper3", desc: "Apache ZooKeeper three-node ensemble, " + fs,
+	return &target{name: name, desc: "Apache ZooKeeper " + shapeDesc(sh) + ", " + fs,
 		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop, members: zkEnsembleMembers{e, opts}}, nil
+}
+
+// shapeDesc describes an ensemble's shape in words.
+func shapeDesc(sh shape) string {
+	words := map[int]string{2: "two", 3: "three", 4: "four", 5: "five", 7: "seven"}
+	n := func(k int) string {
+		if w, ok := words[k]; ok {
+			return w
+		}
+		return strconv.Itoa(k)
+	}
+	if sh.observers == 0 {
+		return n(sh.voters) + "-node ensemble"
+	}
+	return fmt.Sprintf("ensemble of %s voters and %s observers", n(sh.voters), n(sh.observers))
 }

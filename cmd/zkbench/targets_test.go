@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -90,6 +91,7 @@ func TestZkserverTargets(t *testing.T) {
 	}{
 		{"zkserver", 1, "zkserver standalone, in memory, own process"},
 		{"zkserver3", 3, "zkserver 3-node ensemble, durable, forceSync=yes, own processes"},
+		{"zkserver3o2", 5, "zkserver 5-node ensemble, 3 voters and 2 observers, durable, forceSync=yes, own processes"},
 	} {
 		t.Run(c.spec, func(t *testing.T) {
 			o := testOptions(t, "set")
@@ -100,6 +102,9 @@ func TestZkserverTargets(t *testing.T) {
 			}
 			checkOwnProcesses(t, tg, c.n)
 			benchBriefly(t, tg, "create", "mix")
+			if c.spec == "zkserver3o2" {
+				checkRoleServers(t, tg, map[string]int{"leader": 1, "follower": 2, "observer": 2})
+			}
 			stopAndCheckGone(t, tg)
 		})
 	}
@@ -151,4 +156,97 @@ func TestZooKeeper3Ensemble(t *testing.T) {
 	checkOwnProcesses(t, tg, 3)
 	benchBriefly(t, tg, "set", "get")
 	stopAndCheckGone(t, tg)
+}
+
+func TestBuiltinShape(t *testing.T) {
+	for _, c := range []struct {
+		spec string
+		kind string
+		sh   shape
+		ok   bool
+	}{
+		{"zkserver", "zkserver", shape{1, 0}, true},
+		{"zkserver3", "zkserver", shape{3, 0}, true},
+		{"zkserver5", "zkserver", shape{5, 0}, true},
+		{"zookeeper3o2", "zookeeper", shape{3, 2}, true},
+		{"zookeeper", "zookeeper", shape{1, 0}, true},
+		{"zkserver4", "", shape{}, false},
+		{"zkraft3", "", shape{}, false},
+	} {
+		kind, sh, ok := builtinShape(c.spec)
+		if ok != c.ok || (ok && (kind != c.kind || sh != c.sh)) {
+			t.Errorf("%s: %s %v %v, want %s %v %v", c.spec, kind, sh, ok, c.kind, c.sh, c.ok)
+		}
+		if ok && !builtins[c.spec] {
+			t.Errorf("%s is not in builtinNames", c.spec)
+		}
+		if ok && c.kind == "zkserver" && zkserverName(sh) != c.spec {
+			t.Errorf("zkserverName(%v) = %s, want %s", sh, zkserverName(sh), c.spec)
+		}
+	}
+	for _, name := range builtinNames {
+		if _, _, ok := builtinShape(name); !ok && !strings.HasPrefix(name, "zkraft") {
+			t.Errorf("built-in %s has no shape", name)
+		}
+	}
+	if d := shapeDesc(shape{3, 2}); d != "ensemble of three voters and two observers" {
+		t.Errorf("shapeDesc(3+2) = %q", d)
+	}
+}
+
+func TestZkserverObserverConfig(t *testing.T) {
+	servers := map[int64]string{1: "127.0.0.1:1:2", 2: "127.0.0.1:3:4", 3: "127.0.0.1:5:6", 4: "127.0.0.1:7:8", 5: "127.0.0.1:9:10"}
+	markObservers(servers, 2)
+	if servers[3] != "127.0.0.1:5:6" || servers[4] != "127.0.0.1:7:8:observer" || servers[5] != "127.0.0.1:9:10:observer" {
+		t.Errorf("server lines %v: want 4 and 5 observers", servers)
+	}
+	observer := string(zkserverMemberConfig(2185, "/d/5", servers, true, true))
+	for _, want := range []string{"peerType=observer\n", "forceSync=yes\n", "server.5=127.0.0.1:9:10:observer\n", "server.1=127.0.0.1:1:2\n"} {
+		if !strings.Contains(observer, want) {
+			t.Errorf("observer zoo.cfg lacks %q:\n%s", want, observer)
+		}
+	}
+	if voter := string(zkserverMemberConfig(2181, "/d/1", servers, true, false)); strings.Contains(voter, "peerType") {
+		t.Errorf("voter zoo.cfg names a peerType:\n%s", voter)
+	}
+}
+
+func TestModesReady(t *testing.T) {
+	for _, c := range []struct {
+		modes     []string
+		observers int
+		want      bool
+	}{
+		{[]string{"standalone"}, 0, true},
+		{[]string{"follower", "leader", "follower"}, 0, true},
+		{[]string{"follower", "looking", "follower"}, 0, false},
+		{[]string{"leader", "leader", "follower"}, 0, false},
+		{[]string{"follower", "follower", "leader", "observer", "observer"}, 2, true},
+		{[]string{"follower", "follower", "leader", "observer", "not serving"}, 2, false},
+		{[]string{"follower", "observer", "leader", "follower", "observer"}, 2, false},
+		{[]string{"follower", "follower", "follower", "leader", "observer"}, 2, false},
+	} {
+		if got := modesReady(c.modes, c.observers); got != c.want {
+			t.Errorf("modesReady(%v, %d) = %v, want %v", c.modes, c.observers, got, c.want)
+		}
+	}
+}
+
+// checkRoleServers runs one session on each of tg's servers and checks how
+// many servers of each role the per-role figures count.
+func checkRoleServers(t *testing.T, tg *target, want map[string]int) {
+	t.Helper()
+	o := testOptions(t, "set")
+	o.sessions = len(tg.addrs)
+	res, err := runBench(context.Background(), o, tg.addrs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int{}
+	for _, r := range res.ByRole {
+		got[r.Role] = r.Servers
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("servers by role %v, want %v", got, want)
+	}
 }

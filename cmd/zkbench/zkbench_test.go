@@ -144,7 +144,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-compare", "zkraft"}, "want A,B"},
 		{[]string{"-compare", "zkraft,zookeeper,zkraft3"}, "want A,B"},
 		{[]string{"-servers", "zookeepr"}, `target "zookeepr"`},
-		{[]string{"-servers", "zkserver4"}, "one of zkraft, zkraft3, zkserver, zkserver3, zookeeper, zookeeper3"},
+		{[]string{"-servers", "zkserver4"}, "one of zkraft, zkraft3, zkserver, zkserver3, zkserver5, zkserver3o2, zookeeper, zookeeper3, zookeeper5, zookeeper3o2"},
 		{[]string{"-servers", "zkraft", "-compare", "zkraft,zkraft"}, "exclude each other"},
 		{[]string{"-forcesync=maybe"}, "want yes or no"},
 		{[]string{"-nosuchflag"}, "flag provided but not defined"},

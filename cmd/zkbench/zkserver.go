@@ -73,16 +73,14 @@ func isExecutable(path string) error {
 	return nil
 }
 
-// startZkserver starts n zkserver processes: with n = 1 a standalone
-// server in memory (a zoo.cfg without dataDir, as `zkserver` with no
-// arguments), else a durable n-node ensemble with forceSync from
-// -forcesync. It returns once the server answers, or once the ensemble
-// has a leader and n-1 followers.
-func startZkserver(ctx context.Context, o *options, n int) (*target, error) {
-	name := "zkserver"
-	if n > 1 {
-		name += strconv.Itoa(n)
-	}
+// startZkserver starts zkserver processes of shape sh: with one voter a
+// standalone server in memory (a zoo.cfg without dataDir, as `zkserver`
+// with no arguments), else a durable ensemble of sh.voters voters and
+// sh.observers observers with forceSync from -forcesync. It returns once
+// the server answers, or once the ensemble has a leader and the others
+// follow or observe.
+func startZkserver(ctx context.Context, o *options, sh shape) (*target, error) {
+	name := zkserverName(sh)
 	bin, err := findZkserver(o.zkserver)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
@@ -97,15 +95,15 @@ func startZkserver(ctx context.Context, o *options, n int) (*target, error) {
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
 		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt))}
-		err := z.start(ctx, n, bool(o.forceSync))
+		err := z.start(ctx, sh, bool(o.forceSync))
 		if err == nil {
 			t := &target{name: name, addrs: z.addrs(), pids: z.pids(), stop: func() error {
 				z.stop()
 				return os.RemoveAll(dir)
 			}, members: z}
 			t.desc = "zkserver standalone, in memory, own process (" + bin + ")"
-			if n > 1 {
-				t.desc = fmt.Sprintf("zkserver %d-node ensemble, durable, forceSync=%s, own processes (%s)", n, o.forceSync.String(), bin)
+			if sh.size() > 1 {
+				t.desc = fmt.Sprintf("zkserver %s, durable, forceSync=%s, own processes (%s)", zkserverShapeDesc(sh), o.forceSync.String(), bin)
 			}
 			return t, nil
 		}
@@ -119,17 +117,55 @@ func startZkserver(ctx context.Context, o *options, n int) (*target, error) {
 	return nil, fmt.Errorf("start %s: %w", name, lastErr)
 }
 
+// zkserverName is the target name of shape sh: zkserver, zkserver3,
+// zkserver3o2.
+func zkserverName(sh shape) string {
+	switch {
+	case sh.size() == 1:
+		return "zkserver"
+	case sh.observers == 0:
+		return "zkserver" + strconv.Itoa(sh.voters)
+	}
+	return fmt.Sprintf("zkserver%do%d", sh.voters, sh.observers)
+}
+
+// zkserverShapeDesc describes an ensemble shape: "3-node ensemble", or
+// "5-node ensemble, 3 voters and 2 observers".
+func zkserverShapeDesc(sh shape) string {
+	d := fmt.Sprintf("%d-node ensemble", sh.size())
+	if sh.observers > 0 {
+		d += fmt.Sprintf(", %d voters and %d observers", sh.voters, sh.observers)
+	}
+	return d
+}
+
 // zkservers is the set of zkserver processes of one target.
 type zkservers struct {
-	bin   string
-	dir   string
-	procs []*proc
+	bin       string
+	dir       string
+	observers int // the last observers processes are observers
+	procs     []*proc
+}
+
+// markObservers makes the last k of servers' server.N lines observers.
+func markObservers(servers map[int64]string, k int) {
+	n := int64(len(servers))
+	for id := n - int64(k) + 1; id <= n; id++ {
+		servers[id] += ":observer"
+	}
 }
 
 // zkserverConfig returns the zoo.cfg of a server on clientPort: with
 // servers (the server.N lines) and dataDir a durable ensemble member,
 // else an in-memory standalone server.
 func zkserverConfig(clientPort int, dataDir string, servers map[int64]string, forceSync bool) []byte {
+	return zkserverMemberConfig(clientPort, dataDir, servers, forceSync, false)
+}
+
+// zkserverMemberConfig is zkserverConfig for an ensemble member that is an
+// observer when observer is set: its zoo.cfg says peerType=observer, as
+// ZooKeeper's does (its server.N line in servers ends in :observer).
+func zkserverMemberConfig(clientPort int, dataDir string, servers map[int64]string, forceSync, observer bool) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\n", clientPort)
 	b.WriteString("maxClientCnxns=0\n4lw.commands.whitelist=*\nadmin.enableServer=false\n")
@@ -139,6 +175,9 @@ func zkserverConfig(clientPort int, dataDir string, servers map[int64]string, fo
 			fs = "yes"
 		}
 		fmt.Fprintf(&b, "dataDir=%s\nforceSync=%s\n", dataDir, fs)
+	}
+	if observer {
+		b.WriteString("peerType=observer\n")
 	}
 	if len(servers) > 0 {
 		b.WriteString("initLimit=10\nsyncLimit=5\n")
@@ -151,14 +190,17 @@ func zkserverConfig(clientPort int, dataDir string, servers map[int64]string, fo
 
 // start writes the configurations (and myid files), starts the processes
 // and waits until they serve.
-func (z *zkservers) start(ctx context.Context, n int, forceSync bool) error {
+func (z *zkservers) start(ctx context.Context, sh shape, forceSync bool) error {
+	n := sh.size()
 	var servers map[int64]string
 	if n > 1 {
 		var err error
 		if servers, err = peerLines(n); err != nil {
 			return err
 		}
+		markObservers(servers, sh.observers)
 	}
+	z.observers = sh.observers
 	for id := 1; id <= n; id++ {
 		pdir := filepath.Join(z.dir, strconv.Itoa(id))
 		if err := os.MkdirAll(pdir, 0o755); err != nil {
@@ -178,7 +220,8 @@ func (z *zkservers) start(ctx context.Context, n int, forceSync bool) error {
 		if err != nil {
 			return err
 		}
-		p, err := startProc(z.bin, pdir, zkserverConfig(port, dataDir, servers, forceSync), true)
+		observer := id > n-sh.observers
+		p, err := startProc(z.bin, pdir, zkserverMemberConfig(port, dataDir, servers, forceSync, observer), true)
 		if err != nil {
 			return err
 		}
@@ -207,7 +250,7 @@ func (z *zkservers) waitReady(ctx context.Context) error {
 			}
 			modes = append(modes, mode)
 		}
-		if modesReady(modes) {
+		if modesReady(modes, z.observers) {
 			return nil
 		}
 		select {
@@ -223,21 +266,26 @@ func (z *zkservers) waitReady(ctx context.Context) error {
 }
 
 // modesReady reports whether srvr's modes show a server that serves: one
-// standalone, or one leader and followers.
-func modesReady(modes []string) bool {
+// standalone, or one leader, the other voters following and the last
+// observers servers observing.
+func modesReady(modes []string, observers int) bool {
 	if len(modes) == 1 {
 		return modes[0] == "standalone"
 	}
-	leaders, followers := 0, 0
-	for _, m := range modes {
-		switch m {
-		case "leader":
+	leaders := 0
+	for i, m := range modes {
+		switch {
+		case i >= len(modes)-observers:
+			if m != "observer" {
+				return false
+			}
+		case m == "leader":
 			leaders++
-		case "follower":
-			followers++
+		case m != "follower":
+			return false
 		}
 	}
-	return leaders == 1 && followers == len(modes)-1
+	return leaders == 1
 }
 
 func (z *zkservers) addrs() []string {

@@ -19,9 +19,11 @@ const EnsembleStartTimeout = 60 * time.Second
 // Ensemble is a running ZooKeeper ensemble: one QuorumPeerMain JVM per
 // member, all on 127.0.0.1.
 type Ensemble struct {
-	dir     string
-	ownDir  bool
-	members []*member
+	dir       string
+	ownDir    bool
+	voters    int // members 1 ... voters vote; the others observe
+	observers int
+	members   []*member
 
 	stopOnce sync.Once
 	stopErr  error
@@ -44,12 +46,23 @@ type member struct {
 // and the server.N lines. StartEnsemble returns once every member answers
 // ruok and grants a session and srvr shows one leader and n-1 followers.
 func StartEnsemble(dir string, n int, opts Options) (*Ensemble, error) {
+	return StartEnsembleObservers(dir, n, 0, opts)
+}
+
+// StartEnsembleObservers launches an ensemble of voters participants
+// (voters >= 2) and observers observers, as StartEnsemble does: members
+// 1 ... voters vote, members voters+1 ... voters+observers observe (their
+// server.N lines end in :observer, and their own zoo.cfg says
+// peerType=observer). It returns once srvr shows one leader, the other
+// voters following and the observers observing.
+func StartEnsembleObservers(dir string, voters, observers int, opts Options) (*Ensemble, error) {
 	if ok, reason := Available(); !ok {
 		return nil, errors.New(reason)
 	}
-	if n < 2 {
-		return nil, fmt.Errorf("realzk: an ensemble needs at least 2 servers, not %d (Start runs one)", n)
+	if voters < 2 || observers < 0 {
+		return nil, fmt.Errorf("realzk: an ensemble needs at least 2 voting servers and no negative number of observers, not %d and %d (Start runs one server)", voters, observers)
 	}
+	n := voters + observers
 	ownDir := false
 	if dir == "" {
 		d, err := os.MkdirTemp("", "realzk-ensemble-")
@@ -67,7 +80,7 @@ func StartEnsemble(dir string, n int, opts Options) (*Ensemble, error) {
 	// ports and in fresh member directories.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		e := &Ensemble{dir: dir, ownDir: ownDir}
+		e := &Ensemble{dir: dir, ownDir: ownDir, voters: voters, observers: observers}
 		err := e.start(n, opts)
 		if err == nil {
 			return e, nil
@@ -84,11 +97,15 @@ func StartEnsemble(dir string, n int, opts Options) (*Ensemble, error) {
 	return nil, lastErr
 }
 
-// ensembleConfig returns member id's zoo.cfg.
-func ensembleConfig(dataDir string, clientPort int, servers map[string]string, opts Options) []byte {
+// ensembleConfig returns a member's zoo.cfg; an observer's says so with
+// peerType=observer (its server.N line in servers ends in :observer).
+func ensembleConfig(dataDir string, clientPort int, servers map[string]string, observer bool, opts Options) []byte {
 	cfg := baseConfig(dataDir, clientPort, opts)
 	cfg["initLimit"] = "10"
 	cfg["syncLimit"] = "5"
+	if observer {
+		cfg["peerType"] = "observer"
+	}
 	for k, v := range servers {
 		cfg[k] = v
 	}
@@ -104,10 +121,7 @@ func (e *Ensemble) start(n int, opts Options) error {
 	if err != nil {
 		return err
 	}
-	servers := make(map[string]string, n)
-	for id := 1; id <= n; id++ {
-		servers["server."+strconv.Itoa(id)] = fmt.Sprintf("127.0.0.1:%d:%d", ports[3*id-2], ports[3*id-1])
-	}
+	servers := serverLines(n, e.observers, ports)
 	for id := 1; id <= n; id++ {
 		mdir := filepath.Join(e.dir, strconv.Itoa(id))
 		data := filepath.Join(mdir, "data")
@@ -121,7 +135,7 @@ func (e *Ensemble) start(n int, opts Options) error {
 			return err
 		}
 		port := ports[3*id-3]
-		j, err := launch(mdir, quorumMain, ensembleConfig(data, port, servers, opts), opts)
+		j, err := launch(mdir, quorumMain, ensembleConfig(data, port, servers, e.observer(id), opts), opts)
 		if err != nil {
 			return err
 		}
@@ -140,6 +154,24 @@ func (e *Ensemble) start(n int, opts Options) error {
 	}
 	return err
 }
+
+// serverLines returns the server.N lines of n members whose client, peer
+// and election ports are ports[3(N-1)], ports[3(N-1)+1] and ports[3(N-1)+2];
+// the last observers members are observers.
+func serverLines(n, observers int, ports []int) map[string]string {
+	servers := make(map[string]string, n)
+	for id := 1; id <= n; id++ {
+		line := fmt.Sprintf("127.0.0.1:%d:%d", ports[3*id-2], ports[3*id-1])
+		if id > n-observers {
+			line += ":observer"
+		}
+		servers["server."+strconv.Itoa(id)] = line
+	}
+	return servers
+}
+
+// observer reports whether member id is an observer.
+func (e *Ensemble) observer(id int) bool { return id > e.voters }
 
 // anyExited returns an error naming the first member whose JVM has exited.
 func (e *Ensemble) anyExited() error {
@@ -164,10 +196,14 @@ func (e *Ensemble) ready() error {
 		if err != nil {
 			return fmt.Errorf("member %d: %w", m.id, err)
 		}
-		switch mode {
-		case "leader":
+		want := "follower"
+		if e.observer(m.id) {
+			want = "observer"
+		}
+		switch {
+		case mode == "leader" && !e.observer(m.id):
 			leaders++
-		case "follower":
+		case mode == want:
 		default:
 			return fmt.Errorf("member %d on %s is %s", m.id, m.addr, mode)
 		}
