@@ -278,7 +278,7 @@ func (s *Server) serve(nc net.Conn) {
 	c.armHandshakeTimer()
 	s.conns[c] = struct{}{}
 	s.perIP[ip]++
-	s.wg.Add(2)
+	s.wg.Add(1) // the reader; writers count themselves (connqueue.go)
 	s.mu.Unlock()
 	s.stats.connOpened()
 	go c.readLoop()
