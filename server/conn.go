@@ -45,7 +45,9 @@ type conn struct {
 	timeout   atomic.Int32 // negotiated ms
 	authMu    sync.Mutex
 	auth      []wire.Id
-	q         writeQueue // requests for the writer (connqueue.go)
+	q         writeQueue    // requests for the writer (connqueue.go)
+	br        requestReader // set after the handshake
+	pk        parkState     // connpark.go
 	out       output
 	events    eventQueue
 	dec       wire.Decoder // the reader's, reused for every frame
@@ -68,6 +70,7 @@ func newConn(s *Server, nc net.Conn, ip string) *conn {
 		established: s.clock.Now(),
 	}
 	c.events.c = c
+	c.pk.fd = -1
 	return c
 }
 
@@ -93,12 +96,14 @@ func (c *conn) addAuth(id wire.Id) {
 	c.auth = append(c.auth[:len(c.auth):len(c.auth)], id)
 }
 
-// close shuts the socket; both loops notice and exit. Safe to call repeatedly.
+// close shuts the socket; the reader and writer notice and exit (a parked
+// connection is resumed to do so). Safe to call repeatedly.
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
 		close(c.done)
 		c.nc.Close()
 	})
+	c.resume()
 }
 
 // readLoop runs the handshake, then reads and dispatches requests until the
@@ -111,32 +116,64 @@ func (c *conn) close() {
 // be in place when its closeSession is applied, so that the client hears of
 // its own ephemerals' deletion before the reply, as with ZooKeeper.
 func (c *conn) readLoop() {
-	defer c.srv.wg.Done()
-	defer c.recoverPanic("reader")
-	br := newRequestReader(c.nc, c.flushInline)
-	if !c.boundedHandshake(br) {
+	if !c.startSession() {
 		c.finishQueue() // no writer ever starts
 		c.close()
 		c.srv.forget(c)
+		c.srv.wg.Done()
 		return
 	}
+	c.serveRequests()
+}
+
+// startSession runs the handshake and reports whether requests follow.
+func (c *conn) startSession() (ok bool) {
+	defer c.recoverPanic("reader")
+	br := newRequestReader(c.nc, c.flushInline)
+	if !c.boundedHandshake(br) {
+		return false
+	}
+	c.br = br
 	c.out.nc = c.nc
 	c.out.back = backlog{c: c, try: nonBlockingWriter(c.nc)}
-	defer c.endQueue()
-	if !c.readRequests(br) {
+	return true
+}
+
+// serveRequests reads requests until the connection ends or parks
+// (connpark.go); after a park, the goroutine resume starts runs it again.
+// The reader is counted in the server's wait group until it ends, parked
+// or not.
+func (c *conn) serveRequests() {
+	parked := false
+	defer func() {
+		if !parked {
+			c.endQueue()
+			c.srv.wg.Done()
+		}
+	}()
+	defer c.recoverPanic("reader")
+	switch c.readRequests() {
+	case readParked:
+		parked = true
+	case readFailed:
 		c.close()
 	}
 }
 
-// readRequests reports true when it stopped after queueing a final reply.
-func (c *conn) readRequests(br requestReader) bool {
+// readRequests reads, dispatches and queues requests until the connection
+// fails, a final request is queued or the reader parks.
+func (c *conn) readRequests() readOutcome {
+	br := c.br
 	max := c.srv.cfg.MaxBuffer
 	var buf []byte
 	for {
+		if c.idleThenPark() {
+			return readParked
+		}
 		frame, err := wire.ReadFrame(br, max, buf)
 		if err != nil {
 			c.logReadError(err)
-			return false
+			return readFailed
 		}
 		buf = frame[:0]
 		if cap(buf) > maxKeptFrame {
@@ -153,10 +190,10 @@ func (c *conn) readRequests(br requestReader) bool {
 		}
 		c.out.queued.Add(1)
 		if !c.put(p) {
-			return false
+			return readFailed
 		}
 		if p.final {
-			return true
+			return readFinal
 		}
 	}
 }
