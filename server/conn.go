@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -50,11 +49,10 @@ type conn struct {
 	pk        parkState     // connpark.go
 	out       output
 	events    eventQueue
-	dec       wire.Decoder // the reader's, reused for every frame
 	done      chan struct{}
 	closeOnce sync.Once
 
-	established time.Time
+	established int64 // unix ms
 	cstats      connStats
 
 	handshakeTimer interface{ Stop() bool } // armHandshakeTimer
@@ -67,7 +65,7 @@ func newConn(s *Server, nc net.Conn, ip string) *conn {
 		ip:          ip,
 		auth:        []wire.Id{{Scheme: "ip", ID: ip}},
 		done:        make(chan struct{}),
-		established: s.clock.Now(),
+		established: s.clock.Now().UnixMilli(),
 	}
 	c.events.c = c
 	c.pk.fd = -1

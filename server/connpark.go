@@ -25,11 +25,13 @@ var errParkerClosed = errors.New("server: parking stopped")
 // clearing a read deadline when the reader waits for input.
 
 // parkAfter is how long a reader waits for input before it parks
-// (Server.parkAfter; tests shorten it). It is
-// well below the ping interval of clients (a third of the session timeout
-// or more, and the timeout is at least 2 ticks), so idle sessions spend
-// most of their time parked.
-const parkAfter = time.Second
+// (Server.parkAfter; tests shorten it). A client pings every third of its
+// session timeout or so, and each ping keeps a reader goroutine (and its
+// stack, 8 KiB once it has served requests) for parkAfter: at 1 s that was
+// a tenth of 10,000 idle sessions with 10 s between pings, at 100 ms it is
+// a hundredth. A client that sends requests less often than this pays a
+// wake-up (an epoll_ctl and a goroutine start, microseconds) per request.
+const parkAfter = 100 * time.Millisecond
 
 // The states of a connection's reader (conn.parked).
 const (
