@@ -8,7 +8,6 @@ import (
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -26,12 +25,14 @@ const maxKeptFrame = 64 << 10
 
 // maxOutstanding bounds the requests a connection may have queued for its
 // writer; the reader stops reading when it is reached (ZooKeeper's
-// back-pressure). The queue is a channel of this capacity per connection,
-// so it is kept small: at 1,000 it was 8 KiB of each session's heap.
+// back-pressure). The queue is a slice that grows with the requests in
+// flight (connqueue.go); as a channel of this capacity it was 1 KiB of
+// every idle session's heap.
 const maxOutstanding = 128
 
 // conn is one client connection: readLoop decodes and dispatches requests in
-// order, writeLoop completes them in the same order and writes replies.
+// order, writeLoop completes them in the same order and writes replies; a
+// writer runs only while there is something to write (connqueue.go).
 type conn struct {
 	srv *Server
 	nc  net.Conn
@@ -43,14 +44,15 @@ type conn struct {
 	timeout   atomic.Int32 // negotiated ms
 	authMu    sync.Mutex
 	auth      []wire.Id
-	pending   chan *pending
+	q         writeQueue    // requests for the writer (connqueue.go)
+	br        requestReader // set after the handshake
+	pk        parkState     // connpark.go
 	out       output
 	events    eventQueue
-	dec       wire.Decoder // the reader's, reused for every frame
 	done      chan struct{}
 	closeOnce sync.Once
 
-	established time.Time
+	established int64 // unix ms
 	cstats      connStats
 
 	handshakeTimer interface{ Stop() bool } // armHandshakeTimer
@@ -62,11 +64,11 @@ func newConn(s *Server, nc net.Conn, ip string) *conn {
 		nc:          nc,
 		ip:          ip,
 		auth:        []wire.Id{{Scheme: "ip", ID: ip}},
-		pending:     make(chan *pending, maxOutstanding),
 		done:        make(chan struct{}),
-		established: s.clock.Now(),
+		established: s.clock.Now().UnixMilli(),
 	}
-	c.events.signal = make(chan struct{}, 1)
+	c.events.c = c
+	c.pk.fd = -1
 	return c
 }
 
@@ -92,12 +94,14 @@ func (c *conn) addAuth(id wire.Id) {
 	c.auth = append(c.auth[:len(c.auth):len(c.auth)], id)
 }
 
-// close shuts the socket; both loops notice and exit. Safe to call repeatedly.
+// close shuts the socket; the reader and writer notice and exit (a parked
+// connection is resumed to do so). Safe to call repeatedly.
 func (c *conn) close() {
 	c.closeOnce.Do(func() {
 		close(c.done)
 		c.nc.Close()
 	})
+	c.resume()
 }
 
 // readLoop runs the handshake, then reads and dispatches requests until the
@@ -110,33 +114,64 @@ func (c *conn) close() {
 // be in place when its closeSession is applied, so that the client hears of
 // its own ephemerals' deletion before the reply, as with ZooKeeper.
 func (c *conn) readLoop() {
-	defer c.srv.wg.Done()
+	if !c.startSession() {
+		c.finishQueue() // no writer ever starts
+		c.close()
+		c.srv.forget(c)
+		c.srv.wg.Done()
+		return
+	}
+	c.serveRequests()
+}
+
+// startSession runs the handshake and reports whether requests follow.
+func (c *conn) startSession() (ok bool) {
 	defer c.recoverPanic("reader")
 	br := newRequestReader(c.nc, c.flushInline)
 	if !c.boundedHandshake(br) {
-		c.srv.wg.Done() // the writer never started
-		c.close()
-		c.srv.forget(c)
-		return
+		return false
 	}
+	c.br = br
 	c.out.nc = c.nc
 	c.out.back = backlog{c: c, try: nonBlockingWriter(c.nc)}
-	go c.writeLoop()
-	defer close(c.pending)
-	if !c.readRequests(br) {
+	return true
+}
+
+// serveRequests reads requests until the connection ends or parks
+// (connpark.go); after a park, the goroutine resume starts runs it again.
+// The reader is counted in the server's wait group until it ends, parked
+// or not.
+func (c *conn) serveRequests() {
+	parked := false
+	defer func() {
+		if !parked {
+			c.endQueue()
+			c.srv.wg.Done()
+		}
+	}()
+	defer c.recoverPanic("reader")
+	switch c.readRequests() {
+	case readParked:
+		parked = true
+	case readFailed:
 		c.close()
 	}
 }
 
-// readRequests reports true when it stopped after queueing a final reply.
-func (c *conn) readRequests(br requestReader) bool {
+// readRequests reads, dispatches and queues requests until the connection
+// fails, a final request is queued or the reader parks.
+func (c *conn) readRequests() readOutcome {
+	br := c.br
 	max := c.srv.cfg.MaxBuffer
 	var buf []byte
 	for {
+		if c.idleThenPark() {
+			return readParked
+		}
 		frame, err := wire.ReadFrame(br, max, buf)
 		if err != nil {
 			c.logReadError(err)
-			return false
+			return readFailed
 		}
 		buf = frame[:0]
 		if cap(buf) > maxKeptFrame {
@@ -152,13 +187,11 @@ func (c *conn) readRequests(br requestReader) bool {
 			continue
 		}
 		c.out.queued.Add(1)
-		select {
-		case c.pending <- p:
-		case <-c.done:
-			return false
+		if !c.put(p) {
+			return readFailed
 		}
 		if p.final {
-			return true
+			return readFinal
 		}
 	}
 }
@@ -203,10 +236,14 @@ func (c *conn) outstanding() int { return int(c.out.queued.Load()) }
 // error and a closed connection; the server keeps serving everyone else.
 func (c *conn) recoverPanic(loop string) {
 	if v := recover(); v != nil {
-		c.srv.log.Error("connection panicked; closing it", "loop", loop,
-			"remote", c.nc.RemoteAddr().String(), "panic", v, "stack", string(debug.Stack()))
+		c.logPanic(loop, v)
 		c.close()
 	}
+}
+
+func (c *conn) logPanic(loop string, v any) {
+	c.srv.log.Error("connection panicked; closing it", "loop", loop,
+		"remote", c.nc.RemoteAddr().String(), "panic", v, "stack", string(debug.Stack()))
 }
 
 func (c *conn) logReadError(err error) {
@@ -346,37 +383,59 @@ func (o *output) flush() {
 	o.buf = nil
 }
 
-// writeLoop completes pending requests in order and writes their replies,
-// preceded by any watch events queued so far. It flushes when idle.
+// writeLoop completes queued requests in order and writes their replies,
+// preceded by any watch events queued so far, and flushes when the queue
+// is empty. It exits when it has nothing left to write (the next request
+// or event starts another, connqueue.go) or when the connection ends; the
+// writer that ends it removes the connection from the server's tables.
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
-	defer c.srv.forget(c)
-	defer c.close()
-	defer c.recoverPanic("writer")
-	for {
-		select {
-		case p, ok := <-c.pending:
-			if !ok { // the reader finished after a final request
-				c.out.mu.Lock()
-				c.out.flush()
-				c.out.mu.Unlock()
-				c.out.back.drain(c.srv.cfg.sessionlessTimeout())
-				return
-			}
+	if c.writeUntilIdle() {
+		return
+	}
+	c.finishQueue()
+	c.close()
+	c.srv.forget(c)
+}
+
+// writeUntilIdle writes until the queue is empty (true) or the connection
+// ends (false).
+func (c *conn) writeUntilIdle() (idle bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			c.logPanic("writer", v)
+			idle = false
+		}
+	}()
+	flushed := false // output flushed since the last step: an empty queue ends this writer
+	for !c.isClosed() {
+		st, p := c.next(flushed)
+		switch st {
+		case stepRequest:
 			if !c.writeCompleted(p) {
-				return
+				return false
 			}
-		case <-c.events.signal:
+		case stepEvents:
 			c.out.mu.Lock()
 			c.writeEvents()
 			c.out.mu.Unlock()
-		case <-c.done:
-			return
+		case stepEnd: // the reader finished after a final request
+			c.out.mu.Lock()
+			c.out.flush()
+			c.out.mu.Unlock()
+			c.out.back.drain(c.srv.cfg.sessionlessTimeout())
+			return false
+		case stepIdle:
+			if flushed {
+				return true // next has marked the writer as gone
+			}
+			if !c.flush() {
+				return false
+			}
 		}
-		if !c.flushIfIdle() {
-			return
-		}
+		flushed = st == stepIdle
 	}
+	return false
 }
 
 // writeCompleted waits for p's reply and writes it; false ends the writer.
@@ -407,11 +466,8 @@ func (c *conn) writeOut(p *pending, r *reply) {
 	}
 }
 
-// flushIfIdle flushes when no further request waits for the writer.
-func (c *conn) flushIfIdle() bool {
-	if len(c.pending) != 0 {
-		return true
-	}
+// flush writes out the buffered output; false when a write failed.
+func (c *conn) flush() bool {
 	c.out.mu.Lock()
 	defer c.out.mu.Unlock()
 	c.out.flush()
@@ -454,19 +510,16 @@ type event struct {
 // eventQueue is an unbounded queue: the apply hook must never block on a
 // slow client, so events pile up here until the writer drains them.
 type eventQueue struct {
-	mu     sync.Mutex
-	q      []event
-	signal chan struct{}
+	mu sync.Mutex
+	q  []event
+	c  *conn // whose writer push wakes
 }
 
 func (q *eventQueue) push(ev event) {
 	q.mu.Lock()
 	q.q = append(q.q, ev)
 	q.mu.Unlock()
-	select {
-	case q.signal <- struct{}{}:
-	default:
-	}
+	q.c.wakeWriter()
 }
 
 func (q *eventQueue) drain() []event {

@@ -9,6 +9,7 @@ import (
 	"os"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // sockReader reads a client's TCP socket through its descriptor, which
@@ -98,6 +99,29 @@ func (s *sockReader) idle() {
 	}
 	s.flush()
 }
+
+// waitInput waits up to d for input when none is buffered, and reads it
+// into the buffer. False: none came (the buffer is back in the pool and
+// the inline replies are written). A failure is left for the next Read
+// to report.
+func (s *sockReader) waitInput(nc net.Conn, d time.Duration) bool {
+	if s.r < s.w {
+		return true
+	}
+	s.r, s.w = 0, 0
+	nc.SetReadDeadline(time.Now().Add(d))
+	n, err := s.readSocket(s.freeSpace)
+	nc.SetReadDeadline(time.Time{})
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return false
+	}
+	s.w = n
+	return true
+}
+
+// withFD runs fn with the socket's descriptor, which stays open while fn
+// runs; it fails once the socket is closed.
+func (s *sockReader) withFD(fn func(fd uintptr)) error { return s.rc.Control(fn) }
 
 // readSocket reads the socket into dst(), asked anew at every attempt:
 // after a wait the buffer may have been returned and borrowed again.

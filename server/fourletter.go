@@ -168,7 +168,7 @@ func (s *Server) writeCons(w io.Writer) {
 		min, avg, max := c.cstats.lat.snapshot()
 		fmt.Fprintf(w, " /%s[1](queued=%d,recved=%d,sent=%d,sid=0x%x,lop=NA,est=%d,to=%d,",
 			c.nc.RemoteAddr(), c.outstanding(), c.cstats.in.Load(), c.cstats.out.Load(),
-			c.sessionID(), c.established.UnixMilli(), c.timeout.Load())
+			c.sessionID(), c.established, c.timeout.Load())
 		fmt.Fprintf(w, "lcxid=0x%x,lzxid=0x%x,lresp=%d,llat=%d,minlat=%d,avglat=%d,maxlat=%d)\n",
 			c.cstats.lastXid.Load(), c.cstats.lastZxid.Load(), c.cstats.lastResponse.Load(),
 			max, min, int64(avg), max)

@@ -76,6 +76,11 @@ type Server struct {
 	closed    bool
 	wg        sync.WaitGroup
 
+	// parker resumes idle connections' readers (connpark.go); nil: none
+	// park. parkAfter is how long a reader waits before it parks.
+	parker    *parker
+	parkAfter time.Duration
+
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
 	outputHeld atomic.Int64
@@ -94,6 +99,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		bySession: make(map[int64]*conn),
 		perIP:     make(map[string]int),
 		done:      make(chan struct{}),
+		parkAfter: parkAfter,
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
@@ -161,6 +167,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.wg.Add(1)
 	go s.watchRole(s.done)
 	s.ln = ln
+	s.parker = newParker(s)
 	s.wg.Add(1)
 	go s.acceptLoop()
 	s.log.Info("serving", "addr", ln.Addr().String(), "mode", node.Role(),
@@ -214,6 +221,9 @@ func (s *Server) Close() error {
 	}
 	for _, c := range conns {
 		c.close()
+	}
+	if s.parker != nil {
+		s.parker.stop() // every connection is closed: none parks any more
 	}
 	s.stopLeading()
 	if s.node != nil {
@@ -278,7 +288,7 @@ func (s *Server) serve(nc net.Conn) {
 	c.armHandshakeTimer()
 	s.conns[c] = struct{}{}
 	s.perIP[ip]++
-	s.wg.Add(2)
+	s.wg.Add(1) // the reader; writers count themselves (connqueue.go)
 	s.mu.Unlock()
 	s.stats.connOpened()
 	go c.readLoop()
@@ -297,6 +307,7 @@ func (s *Server) forget(c *conn) {
 		delete(s.bySession, id)
 	}
 	s.mu.Unlock()
+	c.unpark()
 	s.watches.removeConn(c)
 }
 

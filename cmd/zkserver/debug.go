@@ -33,6 +33,10 @@ type memStats struct {
 	Sys       uint64 `json:"sys"`        // all memory obtained from the OS
 	NumGC     uint32 `json:"num_gc"`
 	GCForced  bool   `json:"gc_forced"`
+
+	// StackInuse is the bytes of goroutine stacks, outside the heap
+	// figures: a goroutine per connection costs its stack here.
+	StackInuse uint64 `json:"stack_inuse"`
 }
 
 func serveMemStats(w http.ResponseWriter, r *http.Request) {
@@ -49,7 +53,7 @@ func serveMemStats(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	json.NewEncoder(w).Encode(memStats{
 		HeapAlloc: ms.HeapAlloc, HeapInuse: ms.HeapInuse, HeapSys: ms.HeapSys,
-		Sys: ms.Sys, NumGC: ms.NumGC, GCForced: forced,
+		Sys: ms.Sys, NumGC: ms.NumGC, GCForced: forced, StackInuse: ms.StackInuse,
 	})
 }
 

@@ -35,6 +35,7 @@ func TestDebugMux(t *testing.T) {
 	require.True(t, ms.GCForced)
 	require.NotZero(t, ms.HeapAlloc)
 	require.GreaterOrEqual(t, ms.HeapInuse, ms.HeapAlloc)
+	require.NotZero(t, ms.StackInuse, "goroutine stacks are reported")
 	require.GreaterOrEqual(t, ms.Sys, ms.HeapSys)
 	require.NotZero(t, ms.NumGC)
 

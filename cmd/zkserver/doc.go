@@ -32,7 +32,8 @@
 //	/debug/pprof/              net/http/pprof profiles (heap, CPU, goroutines, ...)
 //	/debug/vars                expvar (the command line and runtime.MemStats)
 //	/debug/zkraft/memstats     heap figures as JSON; with ?gc=1 after a full GC,
-//	                           so heap_alloc is the live heap (what zkbench reads)
+//	                           so heap_alloc is the live heap; zkbench reads it
+//	                           and stack_inuse (goroutine stacks)
 //
 // The listener has no authentication and the profiles reveal the process's
 // memory and command line, and ?gc=1 pauses it, so the address is the
