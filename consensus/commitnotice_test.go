@@ -19,26 +19,8 @@ import (
 // tell it: every write through a follower still completes, and every
 // follower catches up with a write made on the leader.
 func TestFollowersLearnCommitsFromNotices(t *testing.T) {
-	var peers []Peer
-	for i := 1; i <= 3; i++ {
-		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
-	}
-	nodes := make([]*Node, 3)
-	for i := range nodes {
-		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers,
-			ElectionTimeout: testElectionTimeout, commitTimeout: time.Hour})
-		require.NoError(t, err)
-		t.Cleanup(func() { nd.Close() })
-		nodes[i] = nd
-	}
-	require.Eventually(t, func() bool {
-		for _, n := range nodes {
-			if !n.HasLeader() {
-				return false
-			}
-		}
-		return leaderOf(nodes) >= 0
-	}, 20*time.Second, 5*time.Millisecond)
+	nodes, _ := startEnsembleWith(t, 3, func(c *Config) { c.ElectionTimeout, c.commitTimeout = testElectionTimeout, time.Hour })
+	waitAllKnowLeader(t, nodes)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for round := 0; round < 5; round++ {

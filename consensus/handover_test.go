@@ -34,18 +34,41 @@ const testElectionTimeout = 500 * time.Millisecond
 // startEnsemble starts n in-memory nodes that form one ensemble over TCP.
 func startEnsemble(t *testing.T, n int) []*Node {
 	t.Helper()
+	nodes, _ := startEnsembleWith(t, n, func(c *Config) { c.ElectionTimeout = testElectionTimeout })
+	return nodes
+}
+
+// startEnsembleWith starts n in-memory nodes that form one ensemble over
+// TCP, each configured by edit, and returns them with their peers.
+func startEnsembleWith(t *testing.T, n int, edit func(*Config)) ([]*Node, []Peer) {
+	t.Helper()
 	var peers []Peer
 	for i := 1; i <= n; i++ {
 		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
 	}
 	nodes := make([]*Node, n)
 	for i := range nodes {
-		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers, ElectionTimeout: testElectionTimeout})
+		cfg := Config{ServerID: int64(i + 1), Peers: peers}
+		edit(&cfg)
+		nd, err := Start(context.Background(), cfg)
 		require.NoError(t, err)
 		t.Cleanup(func() { nd.Close() })
 		nodes[i] = nd
 	}
-	return nodes
+	return nodes, peers
+}
+
+// waitAllKnowLeader waits until there is a leader and every node knows one.
+func waitAllKnowLeader(t *testing.T, nodes []*Node) {
+	t.Helper()
+	require.Eventually(t, func() bool {
+		for _, n := range nodes {
+			if !n.HasLeader() {
+				return false
+			}
+		}
+		return leaderOf(nodes) >= 0
+	}, 20*time.Second, 5*time.Millisecond)
 }
 
 func leaderOf(nodes []*Node) int {

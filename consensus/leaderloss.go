@@ -126,10 +126,7 @@ func (t *timeouts) shorten() {
 func (t *timeouts) settled() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	for _, tm := range t.timers {
-		tm.Stop()
-	}
-	t.timers = nil
+	t.stopTimersLocked()
 	if t.suspect {
 		t.suspect = false
 		t.applyLocked()
@@ -159,6 +156,10 @@ func (t *timeouts) applyLocked() {
 func (t *timeouts) stop() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.stopTimersLocked()
+}
+
+func (t *timeouts) stopTimersLocked() {
 	for _, tm := range t.timers {
 		tm.Stop()
 	}

@@ -1,7 +1,6 @@
 package consensus
 
 import (
-	"context"
 	"testing"
 	"time"
 
@@ -13,28 +12,10 @@ import (
 // until every node knows the leader.
 func startSlowEnsemble(t *testing.T, election, lease time.Duration) []*Node {
 	t.Helper()
-	var peers []Peer
-	for i := 1; i <= 3; i++ {
-		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
-	}
-	nodes := make([]*Node, 3)
-	for i := range nodes {
-		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers,
-			ElectionTimeout: election, leaseTimeout: lease})
-		require.NoError(t, err)
-		t.Cleanup(func() { nd.Close() })
-		nodes[i] = nd
-	}
+	nodes, _ := startEnsembleWith(t, 3, func(c *Config) { c.ElectionTimeout, c.leaseTimeout = election, lease })
 	// Elect the first leader quickly, then restore the timeouts.
 	setTimeouts(t, nodes, min(election, 500*time.Millisecond))
-	require.Eventually(t, func() bool {
-		for _, n := range nodes {
-			if !n.HasLeader() {
-				return false
-			}
-		}
-		return leaderOf(nodes) >= 0
-	}, 20*time.Second, 5*time.Millisecond)
+	waitAllKnowLeader(t, nodes)
 	setTimeouts(t, nodes, election)
 	return nodes
 }

@@ -17,18 +17,7 @@ import (
 // out after linkTimeout, and waits for its leader.
 func startEnsembleLinks(t *testing.T, n int, linkTimeout time.Duration) ([]*Node, []Peer) {
 	t.Helper()
-	var peers []Peer
-	for i := 1; i <= n; i++ {
-		peers = append(peers, Peer{ID: int64(i), RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)})
-	}
-	nodes := make([]*Node, n)
-	for i := range nodes {
-		nd, err := Start(context.Background(), Config{ServerID: int64(i + 1), Peers: peers,
-			ElectionTimeout: time.Second, LinkTimeout: linkTimeout})
-		require.NoError(t, err)
-		t.Cleanup(func() { nd.Close() })
-		nodes[i] = nd
-	}
+	nodes, peers := startEnsembleWith(t, n, func(c *Config) { c.ElectionTimeout, c.LinkTimeout = time.Second, linkTimeout })
 	require.Eventually(t, func() bool { return leaderOf(nodes) >= 0 }, 20*time.Second, 5*time.Millisecond)
 	return nodes, peers
 }
