@@ -122,6 +122,9 @@ type Node struct {
 	// removedAt is the index of the configuration entry that removed
 	// this node, as the leader told it (see Removed); 0 if none.
 	removedAt atomic.Uint64
+	// epochSync remembers the last term this node synchronised with its
+	// leader in (see AwaitSynced).
+	epochSync epochSync
 	// background counts goroutines Close waits for.
 	background sync.WaitGroup
 }

@@ -10,6 +10,7 @@
 package recipes_test
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"sync/atomic"
@@ -26,27 +27,37 @@ import (
 // no two contenders ever hold the lock at once, and every round completes.
 func TestLock_MutualExclusionAcrossLeaderKills(t *testing.T) {
 	c := integration.StartCluster(t, 3)
-	ctx := testCtx(t)
+	ctx, cancel := context.WithCancel(testCtx(t))
 	const contenders = 4
 	var holders, maxHolders, rounds atomic.Int32
 	var retries atomic.Int32
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
+	// Should the test fail early, the contenders stop before it ends (a
+	// t.Error after the end panics), and before their clients close.
+	var stopOnce sync.Once
+	halt := func() { stopOnce.Do(func() { close(stop); cancel(); wg.Wait() }) }
+	t.Cleanup(halt)
+	stopped := func() bool {
+		select {
+		case <-stop:
+			return true
+		default:
+			return false
+		}
+	}
 	for i := 0; i < contenders; i++ {
 		conn, _ := c.Connect(t)
 		l := recipes.NewLock(conn, "/locks/cluster")
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for {
-				select {
-				case <-stop:
-					return
-				default:
-				}
+			for !stopped() {
 				if err := l.Lock(ctx); err != nil {
 					if ctx.Err() != nil {
-						t.Error(err)
+						if !stopped() {
+							t.Error(err)
+						}
 						return
 					}
 					retries.Add(1) // e.g. the session moved mid-wait; contend again
@@ -58,7 +69,9 @@ func TestLock_MutualExclusionAcrossLeaderKills(t *testing.T) {
 				rounds.Add(1)
 				holders.Add(-1)
 				if err := l.Unlock(ctx); err != nil && !errors.Is(err, recipes.ErrSessionLost) {
-					t.Error(err)
+					if !stopped() {
+						t.Error(err)
+					}
 					return
 				}
 			}
@@ -74,8 +87,7 @@ func TestLock_MutualExclusionAcrossLeaderKills(t *testing.T) {
 	}
 	before := rounds.Load()
 	eventually(t, func() bool { return rounds.Load() >= before+20 }, "lock rounds after the kills")
-	close(stop)
-	wg.Wait()
+	halt()
 	require.Equal(t, int32(1), maxHolders.Load(), "never two holders")
 	t.Logf("%d lock rounds, %d contentions retried, across 2 leader kills", rounds.Load(), retries.Load())
 }

@@ -35,6 +35,12 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 			return false
 		}
 	}
+	if !s.handshakeWait(req.TimeOut, s.node.AwaitSynced) {
+		// Like ZooKeeper's followers before the new leader's UPTODATE:
+		// the client tries another server or this one again.
+		s.log.Info("refusing client: not yet synchronised with the leader of this epoch", "epoch", s.node.Epoch())
+		return false
+	}
 	if req.LastZxidSeen > s.node.LastZxid() && !s.handshakeWait(req.TimeOut, func(ctx context.Context) bool {
 		return s.node.AwaitZxid(ctx, req.LastZxidSeen)
 	}) {
