@@ -231,6 +231,9 @@ func (c *commitNotices) close() {
 type noticeTransport struct {
 	raft.Transport
 	notices *commitNotices
+	// durable, when set, is the last index the local log holds on disk:
+	// the commit index Raft sends is capped at it (see leaderappend.go).
+	durable func() uint64
 }
 
 var (
@@ -239,6 +242,9 @@ var (
 )
 
 func (t *noticeTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
+	if t.durable != nil {
+		args.LeaderCommitIndex = min(args.LeaderCommitIndex, t.durable())
+	}
 	err := t.Transport.AppendEntries(id, target, args, resp)
 	t.notices.replicated(id, target, args, resp, err)
 	return err

@@ -332,7 +332,7 @@ func TestLogWithoutChecksumsStillReads(t *testing.T) {
 	n.Read(func(st *State) { data, _, err = st.Tree.GetData("/n4") })
 	require.NoError(t, err)
 	require.Equal(t, payload(4), data)
-	logs := n.stores.logs.(*diskGuard).inner.logs.(*sumLog)
+	logs := n.stores.guard.inner.logs.(*sumLog)
 	require.Equal(t, uint64(2), logs.from, "entries from index 2 on carry checksums")
 }
 

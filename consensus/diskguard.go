@@ -59,11 +59,52 @@ const probeMargin = 1 << 20
 // probeFileName is the trial file the probe allocates and removes.
 const probeFileName = "zkraft-space-probe"
 
-// DiskFaults makes the log disk of a node look full, for tests.
-type DiskFaults struct{ full atomic.Bool }
+// DiskFaults makes the log disk of a node look full, or slow, for tests.
+type DiskFaults struct {
+	full atomic.Bool
+	mu   sync.Mutex
+	// stalled is non-nil while log appends stall; Resume closes it.
+	stalled chan struct{}
+}
 
 // SetFull makes every log append fail with ENOSPC (true) or work again.
 func (f *DiskFaults) SetFull(full bool) { f.full.Store(full) }
+
+// Stall makes every log append wait until Resume, as a disk that has
+// stopped answering for a while.
+func (f *DiskFaults) Stall() {
+	f.mu.Lock()
+	if f.stalled == nil {
+		f.stalled = make(chan struct{})
+	}
+	f.mu.Unlock()
+}
+
+// Resume lets stalled log appends go on.
+func (f *DiskFaults) Resume() {
+	f.mu.Lock()
+	if f.stalled != nil {
+		close(f.stalled)
+		f.stalled = nil
+	}
+	f.mu.Unlock()
+}
+
+// wait holds an append while the disk stalls, or until abort closes.
+func (f *DiskFaults) wait(abort <-chan struct{}) {
+	if f == nil {
+		return
+	}
+	f.mu.Lock()
+	ch := f.stalled
+	f.mu.Unlock()
+	if ch != nil {
+		select {
+		case <-ch:
+		case <-abort:
+		}
+	}
+}
 
 func (f *DiskFaults) err() error {
 	if f != nil && f.full.Load() {
@@ -170,10 +211,14 @@ func (st *stores) bindGuard(r *raft.Raft, slow func(on bool)) {
 }
 
 // abortWaits makes an append that waits for space fail now, so Raft can
-// shut down.
+// shut down, and stops the log's writer: what it had not stored is never
+// applied, and the proposals waiting for it fail.
 func (st *stores) abortWaits() {
 	if st.guard != nil {
 		st.guard.abortOnce.Do(func() { close(st.guard.aborted) })
+	}
+	if st.overlap != nil {
+		st.overlap.close()
 	}
 }
 
@@ -222,6 +267,7 @@ func (g *diskGuard) with(fn func(st *stores) error) error {
 }
 
 func (g *diskGuard) storeOnce(logs []*raft.Log) error {
+	g.faults.wait(g.aborted)
 	if err := g.faults.err(); err != nil {
 		return err
 	}
@@ -231,7 +277,13 @@ func (g *diskGuard) storeOnce(logs []*raft.Log) error {
 // StoreLogs implements raft.LogStore; see the top of this file.
 func (g *diskGuard) StoreLogs(logs []*raft.Log) error {
 	err := g.storeOnce(logs)
-	if err == nil || !isDiskFull(err) {
+	if err == nil {
+		// The disk may have been found full by an append that failed at
+		// once (a leader's), and have room again by the next one.
+		g.leave()
+		return nil
+	}
+	if !isDiskFull(err) {
 		return err
 	}
 	g.enter(err)

@@ -61,6 +61,9 @@ type fsm struct {
 	// snaps asks for a snapshot every snapCount entries; nil when
 	// snapCount does not apply.
 	snaps *snapCounter
+	// durable, when set, waits until the local log holds an index on
+	// disk and reports whether it does (see leaderappend.go).
+	durable func(index uint64) bool
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
@@ -95,6 +98,9 @@ func (f *fsm) Apply(l *raft.Log) interface{} {
 // applied from the proposal's own Command, not decoded again.
 func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	resp := make([]interface{}, len(logs))
+	if len(logs) > 0 && f.durable != nil && !f.durable(logs[len(logs)-1].Index) {
+		return resp // the node is closing: nothing it had not stored is applied
+	}
 	done := make([]delivery, 0, len(logs))
 	f.mu.Lock()
 	for i, l := range logs {

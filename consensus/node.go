@@ -156,6 +156,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.fsm.installConfig()
 	}
 	n.fsm.onMembers = n.setPeers
+	if st.overlap != nil {
+		n.fsm.durable = st.overlap.waitDurable
+	}
 	ready := make(chan struct{})
 	defer close(ready)
 	if rc.SnapshotThreshold != math.MaxUint64 && cfg.SnapshotThreshold > 0 {
@@ -315,7 +318,11 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	}
 	notices := newCommitNotices(trans, n.leading)
 	n.fsm.onCommit = notices.committed
-	n.transport = &noticeTransport{Transport: trans, notices: notices}
+	nt := &noticeTransport{Transport: trans, notices: notices}
+	if n.stores.overlap != nil {
+		nt.durable = n.stores.overlap.durableIndex
+	}
+	n.transport = nt
 	return conf, nil
 }
 
@@ -394,7 +401,11 @@ func (p *Future) Wait() (*Applied, error) {
 			p.waiters.cancel(p.seq)
 			return nil, mapRaftError(err)
 		}
-		return p.raftFut.Response().(*Applied), nil
+		a, ok := p.raftFut.Response().(*Applied)
+		if !ok {
+			return nil, ErrShutdown // not applied: the node closed first
+		}
+		return a, nil
 	}
 	o := <-p.ch
 	return o.applied, o.err
@@ -617,7 +628,7 @@ func (n *Node) Close() error {
 	if n.health != nil {
 		n.health.stop(n.raft)
 	}
-	n.stores.abortWaits() // an append waiting for disk space
+	n.stores.abortWaits() // appends and applies waiting for the disk
 	err := n.raft.Shutdown().Error()
 	if n.timeouts != nil {
 		n.timeouts.stop()

@@ -52,6 +52,9 @@ type stores struct {
 	// guard keeps a durable node serving while its log disk is full
 	// (diskguard.go); nil in memory.
 	guard *diskGuard
+	// overlap lets a leader's log append overlap its replication
+	// (leaderappend.go); nil in memory.
+	overlap *overlapLog
 }
 
 // bind tells the stores about the Raft instance that uses them.
@@ -60,6 +63,9 @@ func (st *stores) bind(r *raft.Raft, slow func(on bool)) {
 		st.window.setApplied(r.AppliedIndex)
 	}
 	st.bindGuard(r, slow)
+	if st.overlap != nil {
+		st.overlap.bind(func() bool { return r.State() == raft.Leader }, func() { go r.LeadershipTransfer() })
+	}
 }
 
 // Directory names under dataDir and dataLogDir. ZooKeeper's own files live
@@ -141,7 +147,12 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
 	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, true, logger, log) }
-	return guardStores(st, logDir, reopen, s.Faults, standalone), nil
+	st = guardStores(st, logDir, reopen, s.Faults, standalone)
+	if err := st.overlapAppends(log); err != nil {
+		st.close()
+		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
+	}
+	return st, nil
 }
 
 // openDurableLog opens the log and stable store in logDir. A log that is
