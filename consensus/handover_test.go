@@ -3,27 +3,19 @@ package consensus
 import (
 	"context"
 	"fmt"
-	"math/rand"
-	"net"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testports"
 )
 
-// freeAddr returns a loopback address free now, below the kernel's
-// ephemeral range so that no outgoing connection takes it meanwhile.
+// freeAddr returns a loopback address free now that no other test process
+// of the run hands out (see package testports).
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	for try := 0; try < 1000; try++ {
-		addr := fmt.Sprintf("127.0.0.1:%d", 20000+rand.Intn(12000))
-		if ln, err := net.Listen("tcp", addr); err == nil {
-			ln.Close()
-			return addr
-		}
-	}
-	t.Fatal("no free port")
-	return ""
+	return fmt.Sprintf("127.0.0.1:%d", testports.Free(t))
 }
 
 // testElectionTimeout is the ensembles' Raft timeout in these tests. With

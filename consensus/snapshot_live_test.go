@@ -74,27 +74,28 @@ func applyAll(f *fsm, logs []*raft.Log) {
 }
 
 // steppingLock wraps the FSM's read lock for a snapshot's walk: before
-// each step takes the lock, it lets the applier apply one more entry and
-// waits, with a deadline, until it has. An apply that had to wait for the
-// walk would miss the deadline.
+// each step takes the lock, it lets the applier apply one more entry (of
+// the left it has) and waits, with a deadline, until it has. An apply that
+// had to wait for the walk would miss the deadline.
 type steppingLock struct {
 	t     *testing.T
 	inner sync.Locker
 	next  chan struct{}
 	done  chan struct{}
+	left  int // entries the applier has not been given yet
 	steps int
 }
 
 func (l *steppingLock) Lock() {
-	select {
-	case l.next <- struct{}{}:
+	if l.left > 0 {
+		l.left--
+		l.next <- struct{}{} // the applier takes each entry it is offered
 		select {
 		case <-l.done:
 			l.steps++
 		case <-time.After(30 * time.Second):
 			l.t.Error("an entry could not be applied while the snapshot was being persisted")
 		}
-	default: // the applier has run out of entries
 	}
 	l.inner.Lock()
 }
@@ -122,7 +123,7 @@ func TestSnapshotIsExactWhileEntriesApply(t *testing.T) {
 
 	snap, err := f.Snapshot()
 	require.NoError(t, err)
-	lock := &steppingLock{t: t, inner: f.mu.RLocker(), next: make(chan struct{}), done: make(chan struct{})}
+	lock := &steppingLock{t: t, inner: f.mu.RLocker(), next: make(chan struct{}), done: make(chan struct{}), left: len(after)}
 	snap.(*snapshot).lock = lock
 	applierDone := make(chan struct{})
 	go func() {

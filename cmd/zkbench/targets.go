@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkraft/zkraft/internal/realzk"
+	"github.com/zkraft/zkraft/internal/testports"
 	"github.com/zkraft/zkraft/server"
 )
 
@@ -245,14 +246,12 @@ func waitForLeader(ctx context.Context, servers []*server.Server) error {
 	}
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// freePort returns a loopback port for a server that must know it before
+// it starts. It comes from below the kernel's ephemeral range, so no
+// outgoing connection takes it meanwhile, and from a block of ports this
+// process claimed, so no other process using package testports (the tests
+// of a parallel `go test` run) hands it out too.
+func freePort() (int, error) { return testports.Pick() }
 
 // startZooKeeper starts Apache ZooKeeper standalone (a JVM).
 func startZooKeeper(forceSync bool, fs string) (*target, error) {
