@@ -89,14 +89,28 @@ func (b *DoubleBarrier) Enter(ctx context.Context) error {
 	for {
 		// Count, and if there are too few, watch for ready: the watch's
 		// own existence check sees a ready node created since the count.
+		sid := b.conn.SessionID()
 		ok, fresh, err := b.tally(ctx, node)
 		node = fresh
 		var ch <-chan zk.Event
 		if err == nil && !ok {
 			ok, ch, err = barrierExistsW(ctx, b.conn, ready)
 		}
+		if err == nil && !ok && b.conn.SessionID() != sid {
+			// The session expired since the count: our node went with
+			// it, and the watch belongs to the new session, which no
+			// expiry will end. Count again (and join again).
+			continue
+		}
 		if err == nil && !ok {
 			err = barrierAwait(ctx, ch)
+		}
+		if errors.Is(err, zk.ErrSessionExpired) {
+			// A request was under way when the session expired: the
+			// client opens a new one, and the next tally joins with it.
+			if err = pause(ctx, b.conn); err == nil {
+				continue
+			}
 		}
 		if err != nil {
 			removeNode(b.conn, node)
