@@ -269,6 +269,7 @@ type forwardClient struct {
 	syncs     map[uint64]chan syncResult // sync requests waiting for the leader's index
 	syncSeq   uint64
 	reconfigs map[uint64]chan reconfigResult
+	held      heldProposals // proposals waiting for a leader (forwardhold.go)
 	wg        sync.WaitGroup
 	closed    bool
 }
@@ -376,9 +377,16 @@ func (c *forwardClient) dropLocked(err error) {
 func (c *forwardClient) send(payload []byte, register func()) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	_, err := c.sendLocked(payload, register)
+	return err
+}
+
+// sendLocked sends payload to the leader; sent tells whether any of it may
+// have left this server (false: no leader to send it to, or shut down).
+func (c *forwardClient) sendLocked(payload []byte, register func()) (sent bool, err error) {
 	nc, err := c.connLocked()
 	if err != nil {
-		return err
+		return false, err
 	}
 	register()
 	// A leader that stops reading must not hold c.mu, and every proposal
@@ -387,18 +395,9 @@ func (c *forwardClient) send(payload []byte, register func()) error {
 	if _, err := nc.Write(frameBytes(payload)); err != nil {
 		c.dropLocked(ErrNotLeader)
 		go c.linkLost()
-		return ErrNotLeader
+		return true, ErrNotLeader
 	}
-	return nil
-}
-
-// propose forwards an encoded command; its waiter hears of failures.
-func (c *forwardClient) propose(seq uint64, cmd []byte) error {
-	var e wire.Encoder
-	e.Int(fwdPropose)
-	e.Long(int64(seq))
-	e.Buffer(cmd)
-	return c.send(e.Bytes(), func() { c.inflight[seq] = struct{}{} })
+	return true, nil
 }
 
 // touch sends the ids of sessions seen alive; losing it is harmless.

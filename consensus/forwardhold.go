@@ -1,0 +1,115 @@
+package consensus
+
+import (
+	"errors"
+	"time"
+
+	"github.com/zkraft/zkraft/wire"
+)
+
+// A follower that knows no leader, or cannot reach the one Raft names (it
+// died and the election has not ended yet), used to fail a proposal at
+// once with ErrNotLeader, and the server then closed the client's
+// connection. After a leader crash that made a reconnected client see its
+// reads succeed and its next write fail with a connection loss, again and
+// again until the election ended; a ZooKeeper follower serves no client at
+// all in that window, so no client sees that sequence there. Apache
+// Curator does not survive it: a protected-mode create whose retry finds no
+// node by getChildren and then loses its connection again returns null
+// (its nested retry loops share one thread-local RetryLoop, and the inner
+// one marks it complete).
+//
+// Such a proposal never left this server, so its outcome is known and it
+// can safely wait: it is held, in order with the proposals after it, until
+// a leader can be reached, for at most holdFor, and fails with ErrNotLeader
+// after that (the server then closes the connection, as before).
+
+// heldPollInterval is how often held proposals retry reaching a leader,
+// besides when one becomes known; a dead leader Raft still names is only
+// found gone by dialling it.
+const heldPollInterval = 20 * time.Millisecond
+
+// heldProposals are the proposals waiting for a leader, oldest first.
+type heldProposals struct {
+	queue    []heldProposal
+	flushing bool // a flushHeld goroutine runs
+}
+
+type heldProposal struct {
+	seq      uint64
+	payload  []byte
+	deadline time.Time
+}
+
+// holdFor is how long a proposal waits for a leader: two election
+// timeouts, time for a dead leader to be noticed and replaced.
+func (c *forwardClient) holdFor() time.Duration {
+	return 2 * c.n.raft.ReloadableConfig().ElectionTimeout
+}
+
+// propose forwards an encoded command; its waiter hears of failures. A
+// proposal that finds no leader to send to is held (see above), as is any
+// proposal behind a held one, so that a session's writes keep their order.
+func (c *forwardClient) propose(seq uint64, cmd []byte) error {
+	var e wire.Encoder
+	e.Int(fwdPropose)
+	e.Long(int64(seq))
+	e.Buffer(cmd)
+	payload := e.Bytes()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.held.queue) == 0 {
+		sent, err := c.sendLocked(payload, func() { c.inflight[seq] = struct{}{} })
+		if sent || !errors.Is(err, ErrNotLeader) {
+			return err
+		}
+	}
+	c.held.queue = append(c.held.queue, heldProposal{seq: seq, payload: payload, deadline: time.Now().Add(c.holdFor())})
+	if !c.held.flushing {
+		c.held.flushing = true
+		c.wg.Add(1)
+		go c.flushHeld()
+	}
+	return nil
+}
+
+// flushHeld sends the held proposals, in order, once a leader can be
+// reached, and fails those that waited too long.
+func (c *forwardClient) flushHeld() {
+	defer c.wg.Done()
+	for {
+		c.mu.Lock()
+		done := c.flushHeldLocked(time.Now())
+		if done {
+			c.held.flushing = false
+		}
+		c.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-c.n.leaderKnown.wait():
+		case <-time.After(heldPollInterval):
+		}
+	}
+}
+
+// flushHeldLocked sends what it can and reports whether nothing is held.
+func (c *forwardClient) flushHeldLocked(now time.Time) bool {
+	for len(c.held.queue) > 0 {
+		h := c.held.queue[0]
+		if c.closed {
+			c.n.fsm.waiters.deliver(h.seq, outcome{err: ErrShutdown})
+		} else if sent, err := c.sendLocked(h.payload, func() { c.inflight[h.seq] = struct{}{} }); !sent {
+			if !errors.Is(err, ErrNotLeader) || now.After(h.deadline) {
+				c.n.fsm.waiters.deliver(h.seq, outcome{err: err})
+			} else {
+				return false // no leader yet: keep it, and all behind it
+			}
+		}
+		// Sent: a failure from here on reaches the waiter via inflight.
+		c.held.queue = c.held.queue[1:]
+	}
+	c.held.queue = nil
+	return true
+}
