@@ -41,10 +41,16 @@ type heldProposal struct {
 	deadline time.Time
 }
 
-// holdFor is how long a proposal waits for a leader: two election
-// timeouts, time for a dead leader to be noticed and replaced.
+// holdFor is how long a proposal waits for a leader: three election
+// timeouts as configured (Raft's current ones are shortened while the
+// leader is suspected), time for a dead leader to be noticed and replaced.
+// A ZooKeeper follower without a leader drops its clients about as soon
+// (see server/leadership.go).
 func (c *forwardClient) holdFor() time.Duration {
-	return 2 * c.n.raft.ReloadableConfig().ElectionTimeout
+	if t := c.n.timeouts; t != nil {
+		return 3 * t.base.ElectionTimeout
+	}
+	return 3 * c.n.raft.ReloadableConfig().ElectionTimeout
 }
 
 // propose forwards an encoded command; its waiter hears of failures. A
