@@ -33,6 +33,11 @@ const (
 	fwdOK        int32 = 0
 	fwdNotLeader int32 = 1
 	fwdFailed    int32 = 2
+	// fwdRefused: not the leader, and neither this proposal nor any later
+	// one on the same connection reaches Raft, so the follower may resend
+	// them elsewhere (see forwardhold.go). Older servers never send it; to
+	// them it is a failure like fwdNotLeader.
+	fwdRefused int32 = 3
 )
 
 const fwdMaxFrame = 64 << 20
@@ -124,6 +129,7 @@ func (fs *forwardServer) handle(nc net.Conn) {
 		fs.mu.Unlock()
 	}()
 	br := bufio.NewReader(nc)
+	refusing := false // a proposal was refused: so is every later one
 	for {
 		// A follower sends at least a keepalive every linkTime/4: a peer
 		// that connects and stalls is closed, not kept for good.
@@ -137,8 +143,9 @@ func (fs *forwardServer) handle(nc net.Conn) {
 		switch d.Int() {
 		case fwdPropose:
 			seq, cmd := uint64(d.Long()), d.Buffer()
-			if fs.n.raft.State() != raft.Leader {
-				replies <- fwdReply{seq: seq, code: fwdNotLeader}
+			if refusing || fs.n.raft.State() != raft.Leader {
+				refusing = true
+				replies <- fwdReply{seq: seq, code: fwdRefused}
 			} else {
 				replies <- fwdReply{seq: seq, fut: fs.n.raft.Apply(cmd, 0)}
 			}
@@ -265,7 +272,8 @@ type forwardClient struct {
 	conn      net.Conn
 	connDone  chan struct{} // closed when conn is dropped (ends keepalive)
 	leader    raft.ServerID
-	inflight  map[uint64]struct{}        // proposals sent on conn, not yet answered
+	inflight  map[uint64]heldProposal    // proposals sent on conn, not yet answered
+	sent      uint64                     // numbers inflight proposals in the order sent
 	syncs     map[uint64]chan syncResult // sync requests waiting for the leader's index
 	syncSeq   uint64
 	reconfigs map[uint64]chan reconfigResult
@@ -280,7 +288,7 @@ type syncResult struct {
 }
 
 func newForwardClient(n *Node) *forwardClient {
-	return &forwardClient{n: n, inflight: make(map[uint64]struct{}), syncs: make(map[uint64]chan syncResult),
+	return &forwardClient{n: n, inflight: make(map[uint64]heldProposal), syncs: make(map[uint64]chan syncResult),
 		reconfigs: make(map[uint64]chan reconfigResult)}
 }
 
@@ -363,7 +371,7 @@ func (c *forwardClient) dropLocked(err error) {
 	for seq := range c.inflight {
 		c.n.fsm.waiters.deliver(seq, outcome{err: err})
 	}
-	c.inflight = make(map[uint64]struct{})
+	c.inflight = make(map[uint64]heldProposal)
 	for seq, ch := range c.syncs {
 		ch <- syncResult{err: err}
 		delete(c.syncs, seq)
@@ -483,10 +491,13 @@ func (c *forwardClient) dispatch(d *wire.Decoder) {
 	defer c.mu.Unlock()
 	switch typ {
 	case fwdResult:
-		delete(c.inflight, seq)
-		if code := d.Int(); code != fwdOK {
+		switch code := d.Int(); {
+		case code == fwdRefused && c.inflight[seq].payload != nil:
+			c.holdRefusedLocked()
+		case code != fwdOK:
 			c.n.fsm.waiters.deliver(seq, outcome{err: ErrNotLeader})
 		}
+		delete(c.inflight, seq)
 	case fwdReconfigDone:
 		if ch := c.reconfigs[seq]; ch != nil {
 			switch code, zxid := d.Int(), d.Long(); code {

@@ -1,7 +1,9 @@
 package consensus
 
 import (
+	"cmp"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/zkraft/zkraft/wire"
@@ -35,10 +37,13 @@ type heldProposals struct {
 	flushing bool // a flushHeld goroutine runs
 }
 
+// heldProposal is a proposal held, or sent and not yet answered (then
+// order is when it was sent).
 type heldProposal struct {
 	seq      uint64
 	payload  []byte
 	deadline time.Time
+	order    uint64
 }
 
 // holdFor is how long a proposal waits for a leader: three election
@@ -65,18 +70,23 @@ func (c *forwardClient) propose(seq uint64, cmd []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.held.queue) == 0 {
-		sent, err := c.sendLocked(payload, func() { c.inflight[seq] = struct{}{} })
+		sent, err := c.sendLocked(payload, c.registerLocked(seq, payload))
 		if sent || !errors.Is(err, ErrNotLeader) {
 			return err
 		}
 	}
 	c.held.queue = append(c.held.queue, heldProposal{seq: seq, payload: payload, deadline: time.Now().Add(c.holdFor())})
+	c.startFlushLocked()
+	return nil
+}
+
+// startFlushLocked starts flushHeld unless it runs.
+func (c *forwardClient) startFlushLocked() {
 	if !c.held.flushing {
 		c.held.flushing = true
 		c.wg.Add(1)
 		go c.flushHeld()
 	}
-	return nil
 }
 
 // flushHeld sends the held proposals, in order, once a leader can be
@@ -106,7 +116,7 @@ func (c *forwardClient) flushHeldLocked(now time.Time) bool {
 		h := c.held.queue[0]
 		if c.closed {
 			c.n.fsm.waiters.deliver(h.seq, outcome{err: ErrShutdown})
-		} else if sent, err := c.sendLocked(h.payload, func() { c.inflight[h.seq] = struct{}{} }); !sent {
+		} else if sent, err := c.sendLocked(h.payload, c.registerLocked(h.seq, h.payload)); !sent {
 			if !errors.Is(err, ErrNotLeader) || now.After(h.deadline) {
 				c.n.fsm.waiters.deliver(h.seq, outcome{err: err})
 			} else {
@@ -118,4 +128,32 @@ func (c *forwardClient) flushHeldLocked(now time.Time) bool {
 	}
 	c.held.queue = nil
 	return true
+}
+
+// registerLocked returns the function that notes a proposal as sent.
+func (c *forwardClient) registerLocked(seq uint64, payload []byte) func() {
+	return func() {
+		c.sent++
+		c.inflight[seq] = heldProposal{seq: seq, payload: payload, order: c.sent}
+	}
+}
+
+// holdRefusedLocked handles a fwdRefused result: the server this follower
+// took for the leader is not (e.g. the dead leader's process, restarted at
+// once). That server refuses every proposal after the refused one on this
+// connection too, and answered every earlier one before it, so all those
+// still in flight reached no Raft log: they go back to the front of the
+// held ones, in the order they were sent, and the connection is dropped.
+func (c *forwardClient) holdRefusedLocked() {
+	back := make([]heldProposal, 0, len(c.inflight))
+	deadline := time.Now().Add(c.holdFor())
+	for _, h := range c.inflight {
+		h.deadline = deadline
+		back = append(back, h)
+	}
+	slices.SortFunc(back, func(a, b heldProposal) int { return cmp.Compare(a.order, b.order) })
+	c.held.queue = append(back, c.held.queue...)
+	clear(c.inflight)
+	c.dropLocked(ErrNotLeader)
+	c.startFlushLocked()
 }
