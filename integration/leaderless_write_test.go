@@ -21,6 +21,19 @@ import (
 // client until the new leader is there, so the create, once a read
 // succeeded, is answered: here it must wait for the new leader and succeed.
 func TestEnsemble_WriteOnFollowerWaitsOutLeaderCrash(t *testing.T) {
+	leaderlessWrite(t, false)
+}
+
+// TestEnsemble_WriteOnFollowerWaitsOutLeaderCrashAndRestart is the same
+// with the dead leader restarted at once, as zkbench -kills does: Raft on
+// the follower still names it leader for a while, and the restarted
+// process, not leading, refused the forwarded create. That refusal used
+// to close the client's connection as well.
+func TestEnsemble_WriteOnFollowerWaitsOutLeaderCrashAndRestart(t *testing.T) {
+	leaderlessWrite(t, true)
+}
+
+func leaderlessWrite(t *testing.T, restart bool) {
 	c := StartCluster(t, 3)
 	setup, _ := c.Connect(t)
 	_, err := setup.Create("/locks", nil, 0, openACL)
@@ -33,6 +46,9 @@ func TestEnsemble_WriteOnFollowerWaitsOutLeaderCrash(t *testing.T) {
 
 	c.Kill(leader) // a crash: the others notice when its heartbeats stop
 	killed := time.Now()
+	if restart {
+		c.Restart(leader)
+	}
 
 	var kids wire.GetChildrenResponse
 	r, err := raw.Call(wire.OpGetChildren, &wire.GetChildrenRequest{Path: "/locks"}, &kids)
