@@ -70,7 +70,7 @@ func (c *forwardClient) propose(seq uint64, cmd []byte) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if len(c.held.queue) == 0 {
-		sent, err := c.sendLocked(payload, c.registerLocked(seq, payload))
+		sent, err := c.sendLocked(payload, c.registerLocked(heldProposal{seq: seq, payload: payload}))
 		if sent || !errors.Is(err, ErrNotLeader) {
 			return err
 		}
@@ -111,30 +111,42 @@ func (c *forwardClient) flushHeld() {
 }
 
 // flushHeldLocked sends what it can and reports whether nothing is held.
+// When the oldest can still not be sent after holdFor, all of them fail,
+// so that none is applied after an older one failed.
 func (c *forwardClient) flushHeldLocked(now time.Time) bool {
 	for len(c.held.queue) > 0 {
 		h := c.held.queue[0]
-		if c.closed {
-			c.n.fsm.waiters.deliver(h.seq, outcome{err: ErrShutdown})
-		} else if sent, err := c.sendLocked(h.payload, c.registerLocked(h.seq, h.payload)); !sent {
-			if !errors.Is(err, ErrNotLeader) || now.After(h.deadline) {
-				c.n.fsm.waiters.deliver(h.seq, outcome{err: err})
-			} else {
+		err := ErrShutdown
+		if !c.closed {
+			var sent bool
+			if sent, err = c.sendLocked(h.payload, c.registerLocked(h)); sent {
+				// A failure from here on reaches the waiter via inflight.
+				c.held.queue = c.held.queue[1:]
+				continue
+			}
+			if errors.Is(err, ErrNotLeader) && !now.After(h.deadline) {
 				return false // no leader yet: keep it, and all behind it
 			}
 		}
-		// Sent: a failure from here on reaches the waiter via inflight.
-		c.held.queue = c.held.queue[1:]
+		for _, h := range c.held.queue {
+			c.n.fsm.waiters.deliver(h.seq, outcome{err: err})
+		}
+		c.held.queue = nil
 	}
 	c.held.queue = nil
 	return true
 }
 
-// registerLocked returns the function that notes a proposal as sent.
-func (c *forwardClient) registerLocked(seq uint64, payload []byte) func() {
+// registerLocked returns the function that notes a proposal as sent. One
+// sent straight away gets its deadline now, should it be refused.
+func (c *forwardClient) registerLocked(h heldProposal) func() {
 	return func() {
+		if h.deadline.IsZero() {
+			h.deadline = time.Now().Add(c.holdFor())
+		}
 		c.sent++
-		c.inflight[seq] = heldProposal{seq: seq, payload: payload, order: c.sent}
+		h.order = c.sent
+		c.inflight[h.seq] = h
 	}
 }
 
@@ -144,11 +156,16 @@ func (c *forwardClient) registerLocked(seq uint64, payload []byte) func() {
 // connection too, and answered every earlier one before it, so all those
 // still in flight reached no Raft log: they go back to the front of the
 // held ones, in the order they were sent, and the connection is dropped.
+// Each waits holdFor in all: once one of them waited that long, they all
+// fail (dropLocked), so that none is applied after an older one failed.
 func (c *forwardClient) holdRefusedLocked() {
 	back := make([]heldProposal, 0, len(c.inflight))
-	deadline := time.Now().Add(c.holdFor())
+	now := time.Now()
 	for _, h := range c.inflight {
-		h.deadline = deadline
+		if now.After(h.deadline) {
+			c.dropLocked(ErrNotLeader)
+			return
+		}
 		back = append(back, h)
 	}
 	slices.SortFunc(back, func(a, b heldProposal) int { return cmp.Compare(a.order, b.order) })
