@@ -278,6 +278,12 @@ type forwardClient struct {
 	syncSeq   uint64
 	reconfigs map[uint64]chan reconfigResult
 	held      heldProposals // proposals waiting for a leader (forwardhold.go)
+	// retiring is when Raft first named another leader while proposals
+	// were still in flight on conn (zero when not); refusedBy and
+	// refusedAt name the server that last refused proposals, and when.
+	retiring  time.Time
+	refusedBy raft.ServerID
+	refusedAt time.Time
 	wg        sync.WaitGroup
 	closed    bool
 }
@@ -303,6 +309,9 @@ func (c *forwardClient) connLocked() (net.Conn, error) {
 	}
 	if c.conn != nil && c.leader == id {
 		return c.conn, nil
+	}
+	if c.waitForOldLeaderLocked(id) {
+		return nil, ErrNotLeader
 	}
 	c.dropLocked(ErrNotLeader)
 	peer, ok := c.n.peer(id)

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hashicorp/raft"
+
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -168,9 +170,41 @@ func (c *forwardClient) holdRefusedLocked() {
 		}
 		back = append(back, h)
 	}
+	c.refusedBy, c.refusedAt = c.leader, now
 	slices.SortFunc(back, func(a, b heldProposal) int { return cmp.Compare(a.order, b.order) })
 	c.held.queue = append(back, c.held.queue...)
 	clear(c.inflight)
 	c.dropLocked(ErrNotLeader)
 	c.startFlushLocked()
+}
+
+// waitForOldLeaderLocked reports whether a proposal must be held rather
+// than sent to id, the leader Raft names now:
+//
+//   - id refused proposals less than heldPollInterval ago (Raft on this
+//     server still names a restarted process that does not lead): asking
+//     again at once would only spin;
+//   - proposals are still in flight on the connection to the previous
+//     leader. Dropping it would fail them with an unknown outcome, and the
+//     client connections with them, though the old leader may yet refuse
+//     them (then they are resent, in order) or commit them. Proposals
+//     behind them wait, so that none overtakes an older one. The old
+//     connection is given holdFor to answer; after that it is dropped.
+func (c *forwardClient) waitForOldLeaderLocked(id raft.ServerID) bool {
+	now := time.Now()
+	if id == c.refusedBy && now.Sub(c.refusedAt) < heldPollInterval {
+		return true
+	}
+	if c.conn == nil || len(c.inflight) == 0 {
+		c.retiring = time.Time{}
+		return false
+	}
+	if c.retiring.IsZero() {
+		c.retiring = now
+	}
+	if now.Sub(c.retiring) < c.holdFor() {
+		return true
+	}
+	c.retiring = time.Time{}
+	return false
 }

@@ -581,6 +581,10 @@ func (n *Node) HasLeader() bool {
 	return id != "" && !n.Removed()
 }
 
+// LeaderContact is when this node last heard from a leader (zero if
+// never; Raft's LastContact).
+func (n *Node) LeaderContact() time.Time { return n.raft.LastContact() }
+
 // LeaderCh delivers true when this node becomes leader and false when it
 // stops; only the latest value matters (Raft's LeaderCh).
 func (n *Node) LeaderCh() <-chan bool { return n.raft.LeaderCh() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -34,7 +35,13 @@ func TestEnsemble_WriteOnFollowerWaitsOutLeaderCrashAndRestart(t *testing.T) {
 }
 
 func leaderlessWrite(t *testing.T, restart bool) {
-	c := StartCluster(t, 3)
+	// ZooKeeper's default tick: a follower drops its clients after two
+	// leaderless ticks (server/leadership.go), which a loaded machine's
+	// election can outlast with the harness's short tick.
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.TickTime = 2 * time.Second
+		cfg.MaxSessionTimeout = 8 * time.Second
+	}))
 	setup, _ := c.Connect(t)
 	_, err := setup.Create("/locks", nil, 0, openACL)
 	require.NoError(t, err)

@@ -147,7 +147,7 @@ func (s *Server) watchRole(done <-chan struct{}) {
 					s.dropClients("removed from the ensemble", (*conn).isReadWrite)
 				}
 			default:
-				if leaderless++; leaderless > 1 {
+				if leaderless++; leaderless > 1 && s.leaderlessSinceLastTick() {
 					s.dropClients("no quorum", (*conn).isReadWrite)
 				}
 			}
@@ -155,6 +155,15 @@ func (s *Server) watchRole(done <-chan struct{}) {
 			return
 		}
 	}
+}
+
+// leaderlessSinceLastTick reports whether no leader has been heard from
+// for a whole tick. Two leaderless ticks alone do not say so: a follower
+// that found the leader just after one tick and lost it just before the
+// next (a leader that dies right after the ensemble starts) has had a
+// leader in between.
+func (s *Server) leaderlessSinceLastTick() bool {
+	return time.Since(s.node.LeaderContact()) >= s.cfg.TickTime
 }
 
 // noteRemoved logs when a reconfig takes this server out of the ensemble
