@@ -490,14 +490,22 @@ func (c *forwardClient) readLoop(nc net.Conn) {
 			}
 			return
 		}
-		c.dispatch(wire.NewDecoder(frame, 0))
+		c.dispatch(nc, wire.NewDecoder(frame, 0))
 	}
 }
 
-func (c *forwardClient) dispatch(d *wire.Decoder) {
+// dispatch handles one frame read from nc. Frames still buffered from a
+// connection that has been dropped are ignored: dropping it failed or
+// held again everything that was waiting on it, and a late answer for a
+// proposal held again (a second refusal behind the first) must not fail
+// its waiter while the proposal is resent and applied.
+func (c *forwardClient) dispatch(nc net.Conn, d *wire.Decoder) {
 	typ, seq := d.Int(), uint64(d.Long())
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.conn != nc {
+		return
+	}
 	switch typ {
 	case fwdResult:
 		switch code := d.Int(); {

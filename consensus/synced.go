@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // epochSync records the Raft term in which this node last caught up with
@@ -49,4 +50,34 @@ func (n *Node) AwaitSynced(ctx context.Context) bool {
 	// have moved meanwhile, the next call synchronises again.
 	n.epochSync.term.Store(term)
 	return true
+}
+
+// AwaitFresh waits until this node has applied everything the leader had
+// when asked, retrying while no leader can be reached, until ctx ends; it
+// reports whether it got there.
+//
+// A session that comes back after losing its connection may have lost
+// the outcome of a write with it: the write was on its way to a leader
+// that died, and the next leader may commit it or not. A server that
+// still takes the dead leader for the leader (it has not noticed yet)
+// would answer the session's reads from a state that lacks the write even
+// if it is committed, and a client that looks for its own write before
+// writing again (a protected create, as Curator and recipes.Lock do) would
+// write twice. ZooKeeper's followers serve nobody until they have
+// synchronised with a live leader; here a resumed session's handshake
+// syncs with the leader instead, which fails while the leader is dead and
+// succeeds once the next one has committed what it holds.
+func (n *Node) AwaitFresh(ctx context.Context) bool {
+	for {
+		wake := n.leaderKnown.wait()
+		if n.Sync(ctx) == nil {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-wake:
+		case <-time.After(heldPollInterval):
+		}
+	}
 }

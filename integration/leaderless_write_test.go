@@ -1,7 +1,9 @@
 package integration
 
 import (
+	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -47,9 +49,17 @@ func leaderlessWrite(t *testing.T, restart bool) {
 	require.NoError(t, err)
 	leader := c.Leader()
 	follower := (leader + 1) % 3
-	raw, err := connectRaw(c.Servers[follower].Addr(), 4000)
-	require.NoError(t, err)
-	defer raw.Close()
+	// Several clients, so that several proposals are in flight on the
+	// follower's link at once: a refusal of one used to be followed by a
+	// stale refusal of the next that failed it while it was resent.
+	const clients = 4
+	raws := make([]*rawClient, clients)
+	for i := range raws {
+		raw, err := connectRaw(c.Servers[follower].Addr(), 4000)
+		require.NoError(t, err)
+		defer raw.Close()
+		raws[i] = raw
+	}
 
 	c.Kill(leader) // a crash: the others notice when its heartbeats stop
 	killed := time.Now()
@@ -57,23 +67,42 @@ func leaderlessWrite(t *testing.T, restart bool) {
 		c.Restart(leader)
 	}
 
-	var kids wire.GetChildrenResponse
-	r, err := raw.Call(wire.OpGetChildren, &wire.GetChildrenRequest{Path: "/locks"}, &kids)
-	require.NoError(t, err, "the follower serves the read")
-	require.Equal(t, wire.CodeOK, r.Hdr.Err)
-	require.Empty(t, kids.Children)
-
 	const prefix = "/locks/_c_0f8e4a52-2b44-4c7c-9c5e-6a1b3e0d7f21-lock-"
-	var created wire.Create2Response
-	r, err = raw.Call(wire.OpCreate2, &wire.CreateRequest{Path: prefix, ACL: wire.OpenACLUnsafe,
-		Flags: wire.FlagEphemeralSequential}, &created)
-	require.NoError(t, err, "the create must be answered, not the connection closed (%v after the kill)", time.Since(killed))
-	require.Equal(t, wire.CodeOK, r.Hdr.Err)
-	require.True(t, strings.HasPrefix(created.Path, prefix), "created %q", created.Path)
-	require.Equal(t, raw.Session.SessionID, created.Stat.EphemeralOwner)
-	t.Logf("create answered %v after the leader's crash", time.Since(killed))
+	created := make([]wire.Create2Response, clients)
+	errs := make([]error, clients)
+	codes := make([]wire.Code, clients)
+	var wg sync.WaitGroup
+	for i, raw := range raws {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var kids wire.GetChildrenResponse
+			if _, errs[i] = raw.Call(wire.OpGetChildren, &wire.GetChildrenRequest{Path: "/locks"}, &kids); errs[i] != nil {
+				errs[i] = fmt.Errorf("the follower must serve the read: %w", errs[i])
+				return
+			}
+			r, err := raw.Call(wire.OpCreate2, &wire.CreateRequest{Path: prefix, ACL: wire.OpenACLUnsafe,
+				Flags: wire.FlagEphemeralSequential}, &created[i])
+			if err != nil {
+				errs[i] = fmt.Errorf("the create must be answered, not the connection closed (%v after the kill): %w", time.Since(killed), err)
+				return
+			}
+			codes[i] = r.Hdr.Err
+		}()
+	}
+	wg.Wait()
+	var want []string
+	for i, raw := range raws {
+		require.NoError(t, errs[i], "client %d", i)
+		require.Equal(t, wire.CodeOK, codes[i], "client %d", i)
+		require.True(t, strings.HasPrefix(created[i].Path, prefix), "created %q", created[i].Path)
+		require.Equal(t, raw.Session.SessionID, created[i].Stat.EphemeralOwner)
+		want = append(want, created[i].Path[len("/locks/"):])
+	}
+	t.Logf("creates answered %v after the leader's crash", time.Since(killed))
 
-	r, err = raw.Call(wire.OpGetChildren, &wire.GetChildrenRequest{Path: "/locks"}, &kids)
+	var kids wire.GetChildrenResponse
+	_, err = raws[0].Call(wire.OpGetChildren, &wire.GetChildrenRequest{Path: "/locks"}, &kids)
 	require.NoError(t, err)
-	require.Equal(t, []string{created.Path[len("/locks/"):]}, kids.Children)
+	require.ElementsMatch(t, want, kids.Children, "each create applied once")
 }

@@ -35,7 +35,11 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 			return false
 		}
 	}
-	if !s.handshakeWait(req.TimeOut, s.node.AwaitSynced) {
+	synced := s.node.AwaitSynced
+	if req.SessionID != 0 {
+		synced = s.node.AwaitFresh // it may have lost a write's outcome
+	}
+	if !s.handshakeWait(req.TimeOut, synced) {
 		// Like ZooKeeper's followers before the new leader's UPTODATE:
 		// the client tries another server or this one again.
 		s.log.Info("refusing client: not yet synchronised with the leader of this epoch", "epoch", s.node.Epoch())
