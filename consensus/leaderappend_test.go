@@ -21,6 +21,7 @@ type gatedStore struct {
 	fail    error
 	gate    chan struct{} // one receive per append; closed: appends pass
 	quit    chan struct{} // closed: held appends fail
+	release sync.Once     // closes quit
 	entered chan struct{} // a send per append that reached the store
 	stored  chan []*raft.Log
 }
@@ -50,6 +51,9 @@ func (g *gatedStore) StoreLogs(logs []*raft.Log) error {
 	return nil
 }
 
+// releaseHeld fails every append held now or later.
+func (g *gatedStore) releaseHeld() { g.release.Do(func() { close(g.quit) }) }
+
 func (g *gatedStore) setFail(err error) {
 	g.mu.Lock()
 	g.fail = err
@@ -69,6 +73,11 @@ func newTestOverlap(t *testing.T, inner raft.LogStore, leading bool) *overlapLog
 	o, err := newOverlapLog(inner, nil)
 	require.NoError(t, err)
 	t.Cleanup(o.close)
+	if g, ok := inner.(*gatedStore); ok {
+		// Cleanups run last-registered first: an append the writer took
+		// after the test's last step is let go before close waits for it.
+		t.Cleanup(g.releaseHeld)
+	}
 	o.bind(func() bool { return leading }, nil)
 	return o
 }
@@ -152,7 +161,7 @@ func TestOverlapLogCloseReleasesWaiters(t *testing.T) {
 	go func() { res <- o.waitDurable(1) }()
 	closed := make(chan struct{})
 	go func() { o.close(); close(closed) }()
-	close(inner.quit) // the stuck store fails; the writer sees the log closing
+	inner.releaseHeld() // the stuck store fails; the writer sees the log closing
 	<-closed
 	require.False(t, <-res, "an apply waiting for the disk gives up: the entry is never applied")
 	require.ErrorIs(t, o.StoreLogs(logRange(2, 2, raft.LogCommand)), errLogClosed)
