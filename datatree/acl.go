@@ -107,12 +107,44 @@ type scheme struct {
 	authenticated bool // AuthenticationProvider.isAuthenticated
 }
 
-// schemes are the providers ZooKeeper 3.8 registers by default
+// ACLScheme is an authentication provider beyond the built-in ip and
+// digest (ZooKeeper's authProvider.N), as far as ACLs are concerned: which
+// ids an ACL may name, which of a client's ids an ACL id grants, and
+// whether the "auth" pseudo-scheme expands to the client's ids of it.
+type ACLScheme interface {
+	Valid(id string) bool
+	Matches(clientID, aclID string) bool
+	Authenticated() bool
+}
+
+// Schemes is the set of providers ACLs are checked against. The zero
+// value is not usable; see NewSchemes.
+type Schemes struct{ m map[string]scheme }
+
+// defaultSchemes are the providers ZooKeeper 3.8 registers by default
 // (ProviderRegistry.initialize): ip and digest. "world" and "auth" are
 // handled specially by fixupACL/checkACL; "super" has no provider.
-var schemes = map[string]scheme{
-	"ip":     {valid: ipValid, matches: ipMatches},
-	"digest": {valid: digestValid, matches: func(c, a string) bool { return c == a }, authenticated: true},
+var defaultSchemes = NewSchemes(nil)
+
+// NewSchemes returns ip and digest plus extra, by scheme name. An extra
+// provider cannot replace ip or digest.
+func NewSchemes(extra map[string]ACLScheme) *Schemes {
+	m := map[string]scheme{
+		"ip":     {valid: ipValid, matches: ipMatches},
+		"digest": {valid: digestValid, matches: func(c, a string) bool { return c == a }, authenticated: true},
+	}
+	for name, p := range extra {
+		if _, builtin := m[name]; !builtin && p != nil {
+			m[name] = scheme{valid: p.Valid, matches: p.Matches, authenticated: p.Authenticated()}
+		}
+	}
+	return &Schemes{m: m}
+}
+
+// Allows reports whether identities auth hold perm under acl, with the
+// same rules as a tree's CheckACL (used to filter watch notifications).
+func (s *Schemes) Allows(acl []wire.ACL, perm int32, auth []wire.Id) bool {
+	return s.checkACL(acl, perm, auth) == nil
 }
 
 // isAnyone reports the world:anyone id.
@@ -150,12 +182,12 @@ outer:
 // scheme expands to every authenticated id of the caller (digest; not ip,
 // not super), INVALIDACL when there is none; an id that arrived null is
 // MARSHALLINGERROR where ZooKeeper dereferences it. The result may alias acl.
-func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
+func (s *Schemes) fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
 	uniq := removeDuplicates(acl)
 	if len(uniq) == 0 {
 		return nil, wire.CodeInvalidACL
 	}
-	if plainACL(uniq) {
+	if s.plainACL(uniq) {
 		return uniq, nil
 	}
 	out := make([]wire.ACL, 0, len(uniq))
@@ -163,7 +195,7 @@ func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
 		if a.ID.Scheme == "auth" {
 			n := len(out)
 			for _, id := range auth {
-				if s, ok := schemes[id.Scheme]; ok && s.authenticated {
+				if p, ok := s.m[id.Scheme]; ok && p.authenticated {
 					out = append(out, wire.ACL{Perms: a.Perms, ID: id})
 				}
 			}
@@ -172,10 +204,10 @@ func fixupACL(acl []wire.ACL, auth []wire.Id) ([]wire.ACL, error) {
 			}
 			continue
 		}
-		if nullIDFails(a.ID) {
+		if s.nullIDFails(a.ID) {
 			return nil, errNullID
 		}
-		if !validEntry(a) {
+		if !s.validEntry(a) {
 			return nil, wire.CodeInvalidACL
 		}
 		out = append(out, a)
@@ -193,30 +225,30 @@ var errNullID = fmt.Errorf("%w: an ACL id is null", wire.CodeMarshallingError)
 // scheme's provider validates it, both throwing a NullPointerException,
 // which ZooKeeper answers with MARSHALLINGERROR. A null scheme is
 // INVALIDACL there (it is checked), and so is an unknown scheme.
-func nullIDFails(id wire.Id) bool {
+func (s *Schemes) nullIDFails(id wire.Id) bool {
 	if id.ID != wire.NullIDField {
 		return false
 	}
-	_, known := schemes[id.Scheme]
+	_, known := s.m[id.Scheme]
 	return known || id.Scheme == "world"
 }
 
 // validEntry checks a non-"auth" entry: world:anyone or an id its scheme's
 // provider accepts.
-func validEntry(a wire.ACL) bool {
+func (s *Schemes) validEntry(a wire.ACL) bool {
 	if isAnyone(a.ID) {
 		return true
 	}
-	s, ok := schemes[a.ID.Scheme]
-	return ok && s.valid(a.ID.ID)
+	p, ok := s.m[a.ID.Scheme]
+	return ok && p.valid(a.ID.ID)
 }
 
 // plainACL reports whether every entry is valid and none uses "auth", in
 // which case fixupACL can return the list unchanged; otherwise its slow
 // path expands or rejects.
-func plainACL(acl []wire.ACL) bool {
+func (s *Schemes) plainACL(acl []wire.ACL) bool {
 	for _, a := range acl {
-		if a.ID.Scheme == "auth" || !validEntry(a) {
+		if a.ID.Scheme == "auth" || !s.validEntry(a) {
 			return false
 		}
 	}
@@ -226,7 +258,7 @@ func plainACL(acl []wire.ACL) bool {
 // checkACL is ZooKeeperServer.checkACL: an empty ACL or a super id allows
 // everything; otherwise some entry granting perm must be world:anyone or
 // match one of the caller's ids of the same scheme. Denial is NOAUTH.
-func checkACL(acl []wire.ACL, perm int32, auth []wire.Id) error {
+func (s *Schemes) checkACL(acl []wire.ACL, perm int32, auth []wire.Id) error {
 	if len(acl) == 0 {
 		return nil
 	}
@@ -242,12 +274,12 @@ func checkACL(acl []wire.ACL, perm int32, auth []wire.Id) error {
 		if isAnyone(a.ID) {
 			return nil
 		}
-		s, ok := schemes[a.ID.Scheme]
+		p, ok := s.m[a.ID.Scheme]
 		if !ok {
 			continue
 		}
 		for _, id := range auth {
-			if id.Scheme == a.ID.Scheme && s.matches(id.ID, a.ID.ID) {
+			if id.Scheme == a.ID.Scheme && p.matches(id.ID, a.ID.ID) {
 				return nil
 			}
 		}
@@ -347,8 +379,8 @@ func ipMatches(clientID, aclExpr string) bool {
 	return a&mask == c&mask
 }
 
-// ACLAllows reports whether identities auth hold perm under acl, with the
-// same rules as CheckACL (used to filter watch notifications).
+// ACLAllows reports whether identities auth hold perm under acl with the
+// default providers (ip and digest); see Schemes.Allows.
 func ACLAllows(acl []wire.ACL, perm int32, auth []wire.Id) bool {
-	return checkACL(acl, perm, auth) == nil
+	return defaultSchemes.Allows(acl, perm, auth)
 }

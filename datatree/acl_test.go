@@ -85,7 +85,7 @@ func TestCheckACL(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			require.Equal(t, c.want, checkACL(c.acl, c.perm, c.auth))
+			require.Equal(t, c.want, defaultSchemes.checkACL(c.acl, c.perm, c.auth))
 		})
 	}
 }
@@ -146,7 +146,7 @@ func TestFixupACL_NullIDs(t *testing.T) {
 		{[]wire.ACL{{Perms: wire.PermAll, ID: wire.Id{Scheme: "auth", ID: null}}}, wire.CodeOK},
 	}
 	for _, c := range cases {
-		_, err := fixupACL(c.acl, []wire.Id{alice})
+		_, err := defaultSchemes.fixupACL(c.acl, []wire.Id{alice})
 		require.Equal(t, c.want, wire.CodeOf(err), "%+v", c.acl)
 	}
 }

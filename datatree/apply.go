@@ -110,7 +110,7 @@ func (t *Tree) delete(txn *Txn, path string, version int32, ev *[]Event) error {
 	if err != nil {
 		return err
 	}
-	if err := checkACL(t.acls.get(parent.acl), wire.PermDelete, txn.Auth); err != nil {
+	if err := t.schemes.checkACL(t.acls.get(parent.acl), wire.PermDelete, txn.Auth); err != nil {
 		return err
 	}
 	n := parent.child(name)
@@ -190,7 +190,7 @@ func (t *Tree) checkedNode(txn *Txn, path string, perm int32) (*node, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkACL(t.acls.get(n.acl), perm, txn.Auth); err != nil {
+	if err := t.schemes.checkACL(t.acls.get(n.acl), perm, txn.Auth); err != nil {
 		return nil, err
 	}
 	return n, nil
@@ -203,7 +203,7 @@ func (t *Tree) setACL(txn *Txn, r *wire.SetACLRequest) (opOut, error) {
 	if err := ValidatePath(r.Path); err != nil {
 		return opOut{}, err
 	}
-	acl, err := fixupACL(r.ACL, txn.Auth)
+	acl, err := t.schemes.fixupACL(r.ACL, txn.Auth)
 	if err != nil {
 		return opOut{}, err
 	}
@@ -211,7 +211,7 @@ func (t *Tree) setACL(txn *Txn, r *wire.SetACLRequest) (opOut, error) {
 	if err != nil {
 		return opOut{}, err
 	}
-	if err := checkACL(t.acls.get(n.acl), wire.PermAdmin, txn.Auth); err != nil {
+	if err := t.schemes.checkACL(t.acls.get(n.acl), wire.PermAdmin, txn.Auth); err != nil {
 		return opOut{}, err
 	}
 	if !versionOK(r.Version, n.aversion()) {

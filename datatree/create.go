@@ -55,7 +55,7 @@ func (t *Tree) create(txn *Txn, op wire.Op, a createArgs, ev *[]Event) (opOut, e
 	if !ok || strings.IndexByte(a.path, 0) >= 0 {
 		return opOut{}, wire.CodeBadArguments
 	}
-	acl, err := fixupACL(a.acl, txn.Auth)
+	acl, err := t.schemes.fixupACL(a.acl, txn.Auth)
 	if err != nil {
 		return opOut{}, err
 	}
@@ -63,7 +63,7 @@ func (t *Tree) create(txn *Txn, op wire.Op, a createArgs, ev *[]Event) (opOut, e
 	if err != nil {
 		return opOut{}, err
 	}
-	if err := checkACL(t.acls.get(parent.acl), wire.PermCreate, txn.Auth); err != nil {
+	if err := t.schemes.checkACL(t.acls.get(parent.acl), wire.PermCreate, txn.Auth); err != nil {
 		return opOut{}, err
 	}
 	path := a.path

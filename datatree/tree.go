@@ -14,13 +14,18 @@ type Config struct {
 	// It also decides whether a stored TTL owner encoding is read as a TTL
 	// node, as in ZooKeeper.
 	ExtendedTypesEnabled bool
+	// Schemes are the authentication providers ACLs may name besides ip
+	// and digest (authProvider.N: sasl, x509), by scheme. Every server of
+	// an ensemble must be given the same set, as in ZooKeeper.
+	Schemes map[string]ACLScheme
 }
 
 // Tree is the znode tree. It is not safe for concurrent use: the caller
 // serialises every call (reads included) with its own lock.
 type Tree struct {
-	cfg  Config
-	root *node
+	cfg     Config
+	schemes *Schemes
+	root    *node
 	// count is the number of real znodes, root included.
 	count int
 	// dataSize is ApproximateDataSize, maintained incrementally.
@@ -53,10 +58,14 @@ func New(cfg Config) *Tree {
 	return t
 }
 
+// Schemes returns the providers this tree checks ACLs with.
+func (t *Tree) Schemes() *Schemes { return t.schemes }
+
 // newEmpty returns a tree with empty indexes and no nodes.
 func newEmpty(cfg Config) *Tree {
 	return &Tree{
 		cfg:        cfg,
+		schemes:    NewSchemes(cfg.Schemes),
 		acls:       newACLTable(),
 		ephemerals: make(map[int64]map[string]struct{}),
 		containers: make(map[string]struct{}),
@@ -187,7 +196,7 @@ func (t *Tree) CheckACL(path string, perm int32, auth []wire.Id) error {
 	if err != nil {
 		return err
 	}
-	return checkACL(t.acls.get(n.acl), perm, auth)
+	return t.schemes.checkACL(t.acls.get(n.acl), perm, auth)
 }
 
 // AllChildrenNumber is getAllChildrenNumber: the number of descendants of
