@@ -116,6 +116,8 @@ type Config struct {
 	// (znode.container.maxNeverUsedIntervalMs); 0 means it is kept until
 	// it gets and loses a child.
 	ContainerMaxNeverUsed time.Duration
+	// Security holds the TLS and authentication settings.
+	Security Security
 }
 
 // ZooKeeper's defaults for keys absent from zoo.cfg.
@@ -343,6 +345,12 @@ func (p *cfgParser) errAt(key string, err error) error {
 func (p *cfgParser) apply(pr property) error {
 	key := canonicalKey(pr.key)
 	p.lines[key] = pr.line
+	if handled, err := p.applySecurity(securityKey(key), pr.value); handled {
+		if err != nil {
+			return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
+		}
+		return nil
+	}
 	var err error
 	switch h, ok := keyHandlers[key]; {
 	case ok:
@@ -399,6 +407,9 @@ func (p *cfgParser) finish(baseDir string) error {
 		return err
 	}
 	if err := p.checkSessionBounds(); err != nil {
+		return err
+	}
+	if err := p.finishSecurity(); err != nil {
 		return err
 	}
 	return p.checkQuorum()

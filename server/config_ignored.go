@@ -48,7 +48,7 @@ func (k IgnoredKey) String() string {
 // and the zookeeper.* system properties a zoo.cfg may carry) that zkraft
 // accepts and ignores, besides those in ignoredChecks.
 var zkUnsupportedKeys = []string{
-	"secureClientPortAddress", "dynamicConfigFile", "autopurge.purgeInterval",
+	"dynamicConfigFile", "autopurge.purgeInterval",
 	"quorum.auth.learner.saslLoginContext", "quorum.auth.server.saslLoginContext",
 	"quorum.auth.kerberos.servicePrincipal", "multiAddress.reachabilityCheckTimeoutMs",
 	"oraclePath", "metricsProvider.className", "metricsProvider.httpPort",
@@ -60,9 +60,7 @@ var zkUnsupportedKeys = []string{
 	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
-	"authProvider.1", "ssl.keyStore.location", "ssl.keyStore.password", "ssl.trustStore.location",
-	"ssl.trustStore.password", "ssl.quorum.keyStore.location", "ssl.quorum.trustStore.location",
-	"ssl.clientAuth", "ssl.hostnameVerification", "sessionRequireClientSASLAuth",
+	"ssl.quorum.keyStore.location", "ssl.quorum.trustStore.location",
 	"enforceQuota", "kerberos.removeHostFromPrincipal", "kerberos.removeRealmFromPrincipal",
 	"admin.idleTimeout", "admin.portUnification", "admin.forceHttps", "admin.needClientAuth",
 	"admin.rateLimiterIntervalInMS", "admin.snapshot.enabled", "admin.restore.enabled",

@@ -61,7 +61,6 @@ var sysPropKeys = map[string]bool{
 // ignoredChecks holds recognised keys that zkraft ignores but whose values
 // ZooKeeper's parseProperties validates; the same check is applied here.
 var ignoredChecks = map[string]func(v string) error{
-	"secureClientPort":                      checkInt,
 	"observerMasterPort":                    checkInt,
 	"clientPortListenBacklog":               checkInt,
 	"connectToLearnerMasterLimit":           checkInt,
@@ -70,12 +69,8 @@ var ignoredChecks = map[string]func(v string) error{
 	"localSessionsUpgradingEnabled":         checkBool,
 	"quorumListenOnAllIPs":                  checkBool,
 	"syncEnabled":                           checkBool,
-	"sslQuorum":                             checkBool,
 	"portUnification":                       checkBool,
 	"sslQuorumReloadCertFiles":              checkBool,
-	"quorum.auth.enableSasl":                checkBool,
-	"quorum.auth.serverRequireSasl":         checkBool,
-	"quorum.auth.learnerRequireSasl":        checkBool,
 	"multiAddress.enabled":                  checkBool,
 	"multiAddress.reachabilityCheckEnabled": checkBool,
 	"electionAlg": func(v string) error {

@@ -108,6 +108,9 @@ func (c *conn) dispatch(frame []byte) *pending {
 		// A session is created by the handshake, never by a request.
 		return c.errorReply(hdr.Xid, hdr.Type, wire.CodeMarshallingError)
 	}
+	if c.mustAuthenticate(hdr.Type) {
+		return c.refuseUnauthenticated(hdr.Xid, hdr.Type)
+	}
 	f, faulty := c.srv.faults.take(c.sessionID(), hdr.Type)
 	if faulty {
 		if p := c.faultBefore(f, hdr.Xid, hdr.Type); p != nil {

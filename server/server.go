@@ -80,6 +80,8 @@ type Server struct {
 	// park. parkAfter is how long a reader waits before it parks.
 	parker    *parker
 	parkAfter time.Duration
+	// schemes are the ACL providers, to filter watch events by READ.
+	schemes *datatree.Schemes
 
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
@@ -100,6 +102,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		perIP:     make(map[string]int),
 		done:      make(chan struct{}),
 		parkAfter: parkAfter,
+		schemes:   datatree.NewSchemes(cfg.aclSchemes()),
 	}
 	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
@@ -126,6 +129,9 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := s.cfg.Security.checkServable(); err != nil {
+		return err
+	}
 	// Listen before touching the data directory: a client port in use
 	// then fails the start before any log is created.
 	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
@@ -137,7 +143,7 @@ func (s *Server) Start(ctx context.Context) error {
 		ServerID:        s.cfg.ServerID,
 		Peers:           peers,
 		ElectionTimeout: s.cfg.TickTime,
-		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled},
+		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled, Schemes: s.cfg.aclSchemes()},
 		Hook:            s.onApply,
 		Logger:          s.raftLogger(),
 		OnDamage:        s.onDamage,

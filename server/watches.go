@@ -127,7 +127,7 @@ func (m *watchManager) trigger(ev datatree.Event) {
 	}
 	m.mu.Unlock()
 	for c := range targets {
-		if datatree.ACLAllows(ev.ACL, wire.PermRead, c.authIDs()) {
+		if c.srv.schemes.Allows(ev.ACL, wire.PermRead, c.authIDs()) {
 			c.events.push(event{typ: ev.Type, path: ev.Path})
 		}
 	}
