@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 )
@@ -219,10 +220,11 @@ func (p *cfgParser) finishSecurity() error {
 	return nil
 }
 
-// checkServable refuses, at start, settings this server cannot serve yet.
-func (s Security) checkServable() error {
-	if s.TLSEnabled() {
-		return fmt.Errorf("server: secureClientPort / client.portUnification: TLS client ports: %w", errUnsupportedSecurity)
-	}
-	return nil
+// EphemeralPort, as SecureClientPort in a Config built in code, opens the
+// secure client port on any free port (see Server.SecureAddr).
+const EphemeralPort = -1
+
+// loadClientTLS builds the client ports' TLS from the ssl.* keys.
+func loadClientTLS(s Security, _ *slog.Logger) (*clientTLS, error) {
+	return nil, fmt.Errorf("server: secureClientPort / client.portUnification: TLS from ssl.* keys: %w", errUnsupportedSecurity)
 }

@@ -83,6 +83,16 @@ func (c *conn) authIDs() []wire.Id {
 	return c.auth
 }
 
+// hasScheme reports whether the connection holds an id of scheme.
+func (c *conn) hasScheme(scheme string) bool {
+	for _, id := range c.authIDs() {
+		if id.Scheme == scheme {
+			return true
+		}
+	}
+	return false
+}
+
 func (c *conn) addAuth(id wire.Id) {
 	c.authMu.Lock()
 	defer c.authMu.Unlock()

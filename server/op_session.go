@@ -308,6 +308,10 @@ func handleAuth(c *conn, xid int32, req wire.Record) *pending {
 		}
 	case a.Scheme == "ip":
 		// The connection already carries its address as an ip identity.
+	case a.Scheme == "x509" && c.hasScheme("x509"):
+		// The certificate already earned it at the TLS handshake; without
+		// one (plaintext, or no client certificate) x509 fails as in
+		// ZooKeeper.
 	default:
 		return authFailed(c, xid)
 	}

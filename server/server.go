@@ -15,6 +15,7 @@ import (
 	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/session"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // ErrClosed is returned by Start after Close.
@@ -80,6 +81,10 @@ type Server struct {
 	// park. parkAfter is how long a reader waits before it parks.
 	parker    *parker
 	parkAfter time.Duration
+	// tls serves the secure client port and port unification (nil: no
+	// TLS); tlsLn is the secure client port.
+	tls   *clientTLS
+	tlsLn net.Listener
 	// schemes are the ACL providers, to filter watch events by READ.
 	schemes *datatree.Schemes
 
@@ -129,15 +134,16 @@ func (s *Server) Start(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := s.cfg.Security.checkServable(); err != nil {
-		return err
-	}
 	// Listen before touching the data directory: a client port in use
 	// then fails the start before any log is created.
 	addr := net.JoinHostPort(s.cfg.ClientPortAddress, strconv.Itoa(s.cfg.ClientPort))
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("server: listen on %s: %w", addr, err)
+	}
+	if err := s.listenTLS(); err != nil {
+		ln.Close()
+		return err
 	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
@@ -160,6 +166,7 @@ func (s *Server) Start(ctx context.Context) error {
 	})
 	if err != nil {
 		ln.Close()
+		s.closeTLS()
 		return err
 	}
 	s.node = node
@@ -176,6 +183,10 @@ func (s *Server) Start(ctx context.Context) error {
 	s.parker = newParker(s)
 	s.wg.Add(1)
 	go s.acceptLoop()
+	if s.tlsLn != nil {
+		s.wg.Add(1)
+		go s.acceptTLSLoop(s.tlsLn)
+	}
 	s.log.Info("serving", "addr", ln.Addr().String(), "mode", node.Role(),
 		"dataDir", s.cfg.DataDir, "zxid", sessionHex(node.LastZxid()))
 	return nil
@@ -222,6 +233,12 @@ func (s *Server) Close() error {
 		conns = append(conns, c)
 	}
 	s.mu.Unlock()
+	if s.tlsLn != nil {
+		s.tlsLn.Close()
+	}
+	if s.tls != nil && s.tls.close != nil {
+		s.tls.close()
+	}
 	if s.ln != nil {
 		s.ln.Close()
 	}
@@ -258,7 +275,11 @@ func (s *Server) acceptLoop() {
 			continue
 		}
 		delay = 0
-		s.serve(nc)
+		if s.tls != nil && s.cfg.Security.PortUnification {
+			s.unifiedServe(nc)
+		} else {
+			s.serve(nc)
+		}
 	}
 }
 
@@ -274,7 +295,10 @@ func backoff(d time.Duration) time.Duration {
 
 // serve registers nc and starts its reader, unless the server is closing or
 // the client's address already has maxClientCnxns connections.
-func (s *Server) serve(nc net.Conn) {
+func (s *Server) serve(nc net.Conn) { s.serveWith(nc, nil) }
+
+// serveWith is serve for a connection that arrives with ids (x509).
+func (s *Server) serveWith(nc net.Conn, ids []wire.Id) {
 	ip := remoteIP(nc)
 	s.mu.Lock()
 	if s.closed {
@@ -291,6 +315,9 @@ func (s *Server) serve(nc net.Conn) {
 		return
 	}
 	c := newConn(s, nc, ip)
+	for _, id := range ids {
+		c.addAuth(id)
+	}
 	c.armHandshakeTimer()
 	s.conns[c] = struct{}{}
 	s.perIP[ip]++

@@ -20,14 +20,14 @@ import (
 // server started here is closed, and Close must wait for all its work.
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
-func startTestServer(t *testing.T, edit func(*Config)) *Server {
+func startTestServer(t *testing.T, edit func(*Config), opts ...Option) *Server {
 	t.Helper()
 	cfg := DefaultConfig()
 	cfg.ClientPort = 0
 	if edit != nil {
 		edit(&cfg)
 	}
-	s, err := New(cfg)
+	s, err := New(cfg, opts...)
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
