@@ -269,3 +269,14 @@ func keytoolTrust(t *testing.T, dir, name, storeType, password string, certs ...
 	}
 	return out
 }
+
+type rsaPrivateKey = rsa.PrivateKey
+
+func readTestFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
