@@ -61,7 +61,10 @@ func (f *fixture) clientTLS(kp *keyPair) *tls.Config {
 	pool.AddCert(f.ca.cert)
 	c := &tls.Config{RootCAs: pool, ServerName: "localhost"}
 	if kp != nil {
-		c.Certificates = []tls.Certificate{tlsCert(*kp)}
+		// Sent whatever CAs the server lists, so an untrusted certificate
+		// reaches the server's check instead of being withheld by Go's client.
+		cert := tlsCert(*kp)
+		c.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &cert, nil }
 	}
 	return c
 }
