@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+
+	"github.com/zkraft/zkraft/tlsconf"
 )
 
 // This file reads the zoo.cfg keys about encryption and authentication.
@@ -224,7 +226,21 @@ func (p *cfgParser) finishSecurity() error {
 // secure client port on any free port (see Server.SecureAddr).
 const EphemeralPort = -1
 
-// loadClientTLS builds the client ports' TLS from the ssl.* keys.
-func loadClientTLS(s Security, _ *slog.Logger) (*clientTLS, error) {
-	return nil, fmt.Errorf("server: secureClientPort / client.portUnification: TLS from ssl.* keys: %w", errUnsupportedSecurity)
+// loadClientTLS builds the client ports' TLS from the ssl.* keys: the
+// stores are read now (a missing or undecryptable one fails the start)
+// and again whenever their files change.
+func loadClientTLS(s Security, log *slog.Logger) (*clientTLS, error) {
+	cfg, _, err := tlsconf.FromProps(s.SSLProps, "ssl.")
+	if err != nil {
+		return nil, fmt.Errorf("server: client TLS: %w", err)
+	}
+	src, err := tlsconf.Load(cfg, log)
+	if err != nil {
+		return nil, fmt.Errorf("server: client TLS: %w", err)
+	}
+	timeout := cfg.HandshakeTimeout
+	if timeout <= 0 {
+		timeout = defaultTLSHandshakeTimeout
+	}
+	return &clientTLS{config: src.ServerConfig, timeout: timeout, close: src.Close}, nil
 }

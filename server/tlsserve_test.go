@@ -1,14 +1,18 @@
 package server
 
 import (
+	"context"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"math/big"
 	"net"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -147,4 +151,50 @@ func TestPortUnificationServesTLSAndPlaintext(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok)
 	require.ErrorIs(t, tc.AddAuth("x509", nil), zk.ErrAuthFailed, "no certificate: no x509 id")
+}
+
+// writePEM writes cert's chain and key as one PEM key store, and the CA
+// as a PEM trust store, the layout ZooKeeper's PEM stores use.
+func (p *testPKI) writePEM(t *testing.T, cert tls.Certificate) (keyStore, trustStore string) {
+	t.Helper()
+	dir := t.TempDir()
+	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
+	require.NoError(t, err)
+	ks := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	for _, c := range cert.Certificate {
+		ks = append(ks, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c})...)
+	}
+	keyStore, trustStore = filepath.Join(dir, "server.pem"), filepath.Join(dir, "ca.pem")
+	require.NoError(t, os.WriteFile(keyStore, ks, 0o600))
+	require.NoError(t, os.WriteFile(trustStore, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.ca.Raw}), 0o644))
+	return keyStore, trustStore
+}
+
+// The ssl.* keys of a zoo.cfg configure the secure client port.
+func TestSecureClientPortFromSSLKeys(t *testing.T) {
+	pki := newTestPKI(t)
+	ks, ts := pki.writePEM(t, pki.server)
+	s := startTestServer(t, func(c *Config) {
+		c.Security.SecureClientPort = EphemeralPort
+		c.Security.SSLProps = map[string]string{"ssl.keyStore.location": ks, "ssl.trustStore.location": ts}
+	})
+	bob := pki.issue(t, pkix.Name{CommonName: "bob"}, pki.ca, pki.caKey)
+	tc := connectWith(t, s.SecureAddr(), pki.tlsDialer(&bob))
+	_, err := tc.Create("/bob", nil, 0, []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=bob"}})
+	require.NoError(t, err)
+	_, _, err = tc.Get("/bob")
+	require.NoError(t, err)
+
+	_, err = pki.tlsDialer(nil)("tcp", s.SecureAddr(), 5*time.Second)
+	require.Error(t, err, "ssl.clientAuth defaults to need, and ssl.protocol to TLSv1.2, which refuses at the handshake")
+
+	// A key store that cannot be read stops the start.
+	cfg := DefaultConfig()
+	cfg.ClientPort = 0
+	cfg.Security.SecureClientPort = EphemeralPort
+	cfg.Security.SSLProps = map[string]string{"ssl.keyStore.location": filepath.Join(t.TempDir(), "missing.pem")}
+	srv, err := New(cfg)
+	require.NoError(t, err)
+	require.ErrorContains(t, srv.Start(context.Background()), "missing.pem")
+	srv.Close()
 }
