@@ -23,6 +23,7 @@ func TestSecuritySettingsThatCannotBeHonouredFailClosed(t *testing.T) {
 		"enforce.auth.enabled=true\nenforce.auth.schemes=sasl",
 		"zookeeper.enforce.auth.enabled=true\nzookeeper.enforce.auth.schemes=x509",
 		"sessionRequireClientSASLAuth=true",
+		"java.security.auth.login.config=/etc/zk/jaas.conf",
 	} {
 		_, err := parseCfg("tickTime=2000\nclientPort=2181\n" + line + "\n")
 		require.Error(t, err, line)
