@@ -1,6 +1,8 @@
 package tlsconf
 
 import (
+	"io"
+	"log/slog"
 	"os"
 	"strings"
 	"testing"
@@ -157,7 +159,7 @@ func TestCloseStopsWatcher(t *testing.T) {
 	f := newFixture(t)
 	cfg := f.config(t, nil)
 	cfg.PollInterval = time.Millisecond
-	src, err := Load(cfg, nil)
+	src, err := Load(cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
