@@ -186,6 +186,12 @@ func (b *logBuffer) count(substr string) int {
 	return strings.Count(b.buf.String(), substr)
 }
 
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
 
 // waitFor polls cond until it holds or the deadline passes.

@@ -1,6 +1,7 @@
 package tlsconf
 
 import (
+	"bytes"
 	"crypto"
 	"crypto/tls"
 	"crypto/x509"
@@ -194,7 +195,7 @@ func openJKS(data []byte, password string) (keystore.KeyStore, []byte, error) {
 		return keystore.KeyStore{}, nil, err
 	}
 	ks := keystore.New(keystore.WithOrderedAliases(), keystore.WithCaseExactAliases())
-	if err := ks.Load(strings.NewReader(string(data)), pw); err != nil {
+	if err := ks.Load(bytes.NewReader(data), pw); err != nil {
 		return keystore.KeyStore{}, nil, jksError(err)
 	}
 	return ks, pw, nil

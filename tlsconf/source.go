@@ -23,8 +23,9 @@ type Source struct {
 	cur   atomic.Pointer[material]
 	polls atomic.Int64 // watcher polls done, for tests to wait on
 
-	mu   sync.Mutex          // serialises reloads
-	seen map[string][32]byte // fingerprints of the files the last reload read
+	mu      sync.Mutex          // serialises reloads; guards seen and failing
+	seen    map[string][32]byte // fingerprints of the files the last reload read
+	failing bool                // the last reload failed
 
 	stop      chan struct{}
 	done      chan struct{}
@@ -66,19 +67,30 @@ func Load(cfg Config, log *slog.Logger) (*Source, error) {
 // Reload re-reads the stores now. On failure the previous material stays
 // in use and the error, which names the file, is returned.
 func (s *Source) Reload() error {
+	_, err := s.reload()
+	return err
+}
+
+// reload is Reload that also reports whether a failure is the first since
+// the last success, so the watcher can log a run of failures once: a file
+// written in place fails to parse while empty, then while partial.
+func (s *Source) reload() (firstFailure bool, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	snap := readSnap(s.files)
 	s.seen = snap.fingerprints()
 	m, err := loadMaterial(s.cfg, snap)
 	if err != nil {
-		return err
+		firstFailure = !s.failing
+		s.failing = true
+		return firstFailure, err
 	}
+	s.failing = false
 	old := s.cur.Swap(m)
 	if old != nil {
 		s.logReload(m)
 	}
-	return nil
+	return false, nil
 }
 
 // logReload records what the new material presents, so an operator can see

@@ -13,7 +13,8 @@ import "time"
 
 // watch reloads whenever a watched file's contents differ from what the
 // last reload read. A failed reload is logged once: the fingerprints it
-// recorded match the bad files, so nothing is retried until they change.
+// recorded match the bad files, so nothing is retried until they change,
+// and further failures before the next success are logged at debug level.
 func (s *Source) watch(every time.Duration) {
 	defer close(s.done)
 	if len(s.files) == 0 {
@@ -40,7 +41,11 @@ func (s *Source) poll() {
 	if !changed {
 		return
 	}
-	if err := s.Reload(); err != nil {
+	first, err := s.reload()
+	switch {
+	case err != nil && first:
 		s.log.Error("tls: reloading key material failed; still using the previous material", "err", err)
+	case err != nil:
+		s.log.Debug("tls: reloading key material still fails", "err", err)
 	}
 }
