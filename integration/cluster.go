@@ -145,22 +145,42 @@ func (c *Cluster) WaitForLeaderAmong(idx ...int) int {
 	c.t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for time.Now().Before(deadline) {
-		leader, following := -1, 0
-		for _, i := range idx {
-			switch c.Servers[i].Role() {
-			case "leader":
-				leader = i
-			case "follower", "observer":
-				following++
-			}
-		}
-		if leader >= 0 && following == len(idx)-1 {
+		if leader := c.agreedLeader(idx); leader >= 0 {
 			return leader
 		}
 		time.Sleep(10 * time.Millisecond) // poll interval of the condition above
 	}
 	c.t.Fatalf("integration: no leader among %v within 20s", idx)
 	return -1
+}
+
+// agreedLeader returns the one of idx that leads if every other follows
+// it, or -1. A follower that still names a leader which has just stepped
+// down or stopped does not count: a write sent to it now would go to the
+// old leader and be lost with its connection.
+func (c *Cluster) agreedLeader(idx []int) int {
+	leader, following := -1, 0
+	for _, i := range idx {
+		if c.Servers[i].Role() == "leader" {
+			leader = i
+		}
+	}
+	if leader < 0 {
+		return -1
+	}
+	id := c.cfgs[leader].ServerID
+	for _, i := range idx {
+		switch c.Servers[i].Role() {
+		case "follower", "observer":
+			if c.Servers[i].LeaderID() == id {
+				following++
+			}
+		}
+	}
+	if following != len(idx)-1 {
+		return -1
+	}
+	return leader
 }
 
 // WaitForRole waits until server i reports role (e.g. "looking" once a

@@ -397,6 +397,17 @@ func (s *Server) Snapshot() error { return s.node.Snapshot() }
 // follower or observer, or "looking" while it knows no leader.
 func (s *Server) Role() string { return s.node.Role() }
 
+// LeaderID is the id (myid) of the server this one knows as the leader
+// of its ensemble, or 0 while it knows none (and when standalone).
+func (s *Server) LeaderID() int64 {
+	id, _ := s.node.Leader()
+	n, err := strconv.ParseInt(id, 10, 64)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
 // HasSession reports whether a client connection of the session is open on
 // this server.
 func (s *Server) HasSession(id int64) bool {
