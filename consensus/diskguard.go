@@ -222,10 +222,18 @@ func (st *stores) abortWaits() {
 	}
 }
 
-// StopWaitingForDisk makes a log append that waits for disk space fail
-// now (the writes waiting on it fail as if leadership was lost), so that a
-// server can close connections that wait for those writes before Close.
-func (n *Node) StopWaitingForDisk() { n.stores.abortWaits() }
+// Halt is the first step of closing: the node stops taking log entries and
+// ends every wait on its proposals, so that a server can wait for the
+// connections that wait for writes before it calls Close. An append that
+// waits for disk space fails now; the log refuses appends, so nothing more
+// is applied here; and every proposal still waiting for its local apply
+// fails with ErrShutdown, as does any proposal made after Halt. (A
+// proposal this follower forwarded and the leader committed would
+// otherwise wait for an apply that can no longer come.)
+func (n *Node) Halt() {
+	n.stores.abortWaits()
+	n.fsm.waiters.failAll(ErrShutdown)
+}
 
 // diskErr returns ErrDiskFull while the log disk is full.
 func (st *stores) diskErr() error {

@@ -419,7 +419,10 @@ func (n *Node) ProposeAsync(cmd *Command) *Future {
 		return &Future{err: err}
 	}
 	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
-	seq, ch := n.fsm.waiters.register(cmd, !lead)
+	seq, ch, ok := n.fsm.waiters.register(cmd, !lead)
+	if !ok {
+		return &Future{err: ErrShutdown} // halted: see Halt
+	}
 	cmd.Origin, cmd.Seq = n.fsm.self, seq
 	data := encodeCommand(cmd)
 	if lead {

@@ -28,9 +28,10 @@ type waiter struct {
 // (etcd's wait.Wait). Sequence numbers start from the clock so that an old
 // entry replayed after a restart never matches a new proposal.
 type waitRegistry struct {
-	mu  sync.Mutex
-	seq uint64
-	m   map[uint64]waiter
+	mu     sync.Mutex
+	seq    uint64
+	m      map[uint64]waiter
+	closed bool // failAll ran: nothing registers any more
 }
 
 func newWaitRegistry() *waitRegistry {
@@ -38,17 +39,21 @@ func newWaitRegistry() *waitRegistry {
 }
 
 // register records cmd under a new sequence number; withChan asks for a
-// channel that receives the outcome.
-func (w *waitRegistry) register(cmd *Command, withChan bool) (uint64, chan outcome) {
+// channel that receives the outcome. After failAll it records nothing and
+// returns a nil channel.
+func (w *waitRegistry) register(cmd *Command, withChan bool) (uint64, chan outcome, bool) {
 	var ch chan outcome
 	if withChan {
 		ch = make(chan outcome, 1)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if w.closed {
+		return 0, nil, false
+	}
 	w.seq++
 	w.m[w.seq] = waiter{cmd: cmd, ch: ch}
-	return w.seq, ch
+	return w.seq, ch, true
 }
 
 // take removes and returns the waiter of seq, if it is still waiting.
@@ -83,11 +88,13 @@ func (w *waitRegistry) cancel(seq uint64) {
 	w.mu.Unlock()
 }
 
-// failAll ends every wait with err (the node shuts down).
+// failAll ends every wait with err and refuses later registrations (the
+// node shuts down).
 func (w *waitRegistry) failAll(err error) {
 	w.mu.Lock()
 	m := w.m
 	w.m = make(map[uint64]waiter)
+	w.closed = true
 	w.mu.Unlock()
 	for _, wt := range m {
 		wt.send(outcome{err: err})

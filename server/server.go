@@ -250,7 +250,7 @@ func (s *Server) Close() error {
 	}
 	s.stopLeading()
 	if s.node != nil {
-		s.node.StopWaitingForDisk() // requests waiting for a full disk
+		s.node.Halt() // the writes still waiting end: nothing more is applied here
 	}
 	s.wg.Wait()
 	s.stopLeading() // in case the role watcher started them while closing
