@@ -83,23 +83,25 @@ func TestRFC2831Example(t *testing.T) {
 	require.Equal(t, "ea40f60335c427b5527b84dbabcdfffd", string(responseValue("", in)))
 }
 
+// successCases are responses the server accepts.
+var successCases = map[string]testClient{
+	"plain":            {user: "bob", pass: "bobsecret"},
+	"qop auth":         {user: "bob", pass: "bobsecret", qop: "auth"},
+	"no nc":            {user: "bob", pass: "bobsecret", nc: "-"},
+	"no charset":       {user: "bob", pass: "bobsecret", noCharset: true},
+	"uri in caps":      {user: "bob", pass: "bobsecret", uri: "ZooKeeper/ZK-SASL-MD5"},
+	"empty cnonce":     {user: "bob", pass: "bobsecret", cnonce: "-"},
+	"latin1 password":  {user: "jürgen", pass: "pässword"},
+	"utf8 password":    {user: "zoë", pass: "пароль"},
+	"unknown ignored":  {user: "bob", pass: "bobsecret", extra: `,x-foo="1",x-foo=2,cipher=rc4`},
+	"authzid as user":  {user: "bob", pass: "bobsecret", authzid: strp("bob")},
+	"nonce-count":      {user: "bob", pass: "bobsecret", nc: "-", extra: ",nonce-count=1"},
+	"white space":      {user: "bob", pass: "bobsecret", mutate: spaceOut},
+	"upper-case names": {user: "bob", pass: "bobsecret", mutate: upperNames},
+}
+
 func TestSuccess(t *testing.T) {
-	for name, c := range map[string]testClient{
-		"plain":            {user: "bob", pass: "bobsecret"},
-		"qop auth":         {user: "bob", pass: "bobsecret", qop: "auth"},
-		"no nc":            {user: "bob", pass: "bobsecret", nc: "-"},
-		"no charset":       {user: "bob", pass: "bobsecret", noCharset: true},
-		"uri in caps":      {user: "bob", pass: "bobsecret", uri: "ZooKeeper/ZK-SASL-MD5"},
-		"empty cnonce":     {user: "bob", pass: "bobsecret", cnonce: "-"},
-		"latin1 password":  {user: "jürgen", pass: "pässword"},
-		"utf8 password":    {user: "zoë", pass: "пароль"},
-		"empty user":       {user: "", pass: "empty"},
-		"unknown ignored":  {user: "bob", pass: "bobsecret", extra: `,x-foo="1",x-foo=2,cipher=rc4`},
-		"authzid as user":  {user: "bob", pass: "bobsecret", authzid: strp("bob")},
-		"nonce-count":      {user: "bob", pass: "bobsecret", nc: "-", extra: ",nonce-count=1"},
-		"white space":      {user: "bob", pass: "bobsecret", mutate: spaceOut},
-		"upper-case names": {user: "bob", pass: "bobsecret", mutate: upperNames},
-	} {
+	for name, c := range successCases {
 		t.Run(name, func(t *testing.T) {
 			s, err := exchange(t, testServer(), c)
 			require.NoError(t, err)
@@ -134,46 +136,54 @@ func TestAuthzidIgnored(t *testing.T) {
 	require.ErrorIs(t, err, ErrAuthFailed)
 }
 
+// with is bob's good response changed by f.
+func with(f func(*testClient)) testClient {
+	c := testClient{user: "bob", pass: "bobsecret"}
+	f(&c)
+	return c
+}
+
+// failureCases are responses the server refuses, with the reason.
+var failureCases = map[string]struct {
+	c   testClient
+	why string
+}{
+	"wrong password":   {with(func(c *testClient) { c.pass = "bobsecret2" }), "wrong response"},
+	"unknown user":     {with(func(c *testClient) { c.user = "alice" }), "unknown user"},
+	"other user's pw":  {with(func(c *testClient) { c.user = "super" }), "wrong response"},
+	"user case":        {with(func(c *testClient) { c.user = "Bob" }), "unknown user"},
+	"bad digest-uri":   {with(func(c *testClient) { c.uri = "zookeeper/localhost" }), "wrong digest-uri"},
+	"bad serv-type":    {with(func(c *testClient) { c.uri = "ldap/zk-sasl-md5" }), "wrong digest-uri"},
+	"no digest-uri":    {with(func(c *testClient) { c.mutate = drop(`digest-uri="zookeeper/zk-sasl-md5",`) }), "wrong digest-uri"},
+	"wrong realm":      {with(func(c *testClient) { c.realm = strp("other") }), "wrong realm"},
+	"realm case":       {with(func(c *testClient) { c.realm = strp("ZK-SASL-MD5") }), "wrong realm"},
+	"no realm":         {with(func(c *testClient) { c.noRealm = true; c.realm = strp("") }), "wrong realm"},
+	"qop auth-int":     {with(func(c *testClient) { c.qop = "auth-int" }), "qop \"auth-int\" not offered"},
+	"qop auth-conf":    {with(func(c *testClient) { c.qop = "auth-conf" }), "not offered"},
+	"qop AUTH":         {with(func(c *testClient) { c.qop = "AUTH" }), "not offered"},
+	"nc 2":             {with(func(c *testClient) { c.nc = "00000002" }), "nonce count"},
+	"nc garbage":       {with(func(c *testClient) { c.nc = "zz" }), "nonce count"},
+	"nonce-count 2":    {with(func(c *testClient) { c.extra = ",nonce-count=2" }), "nonce count"},
+	"nc twice":         {with(func(c *testClient) { c.extra = ",nc=00000001" }), "malformed directive list"},
+	"charset latin1":   {with(func(c *testClient) { c.noCharset = true; c.extra = ",charset=iso-8859-1" }), "charset"},
+	"charset UTF-8":    {with(func(c *testClient) { c.noCharset = true; c.extra = ",charset=UTF-8" }), "charset"},
+	"maxbuf garbage":   {with(func(c *testClient) { c.mutate = swap("maxbuf=65536", "maxbuf=lots") }), "malformed maxbuf"},
+	"MAXBUF twice":     {with(func(c *testClient) { c.extra = ",MAXBUF=1" }), "malformed directive list"},
+	"maxbuf too big":   {with(func(c *testClient) { c.mutate = swap("maxbuf=65536", "maxbuf=2147483648") }), "malformed maxbuf"},
+	"auth-param twice": {with(func(c *testClient) { c.extra = ",auth-param=1,auth-param=2" }), "malformed directive list"},
+	"no cnonce":        {with(func(c *testClient) { c.mutate = drop(`cnonce="c1c2c3c4",`) }), "missing cnonce"},
+	"no nonce":         {with(func(c *testClient) { c.mutate = dropRe(`nonce="[^"]*",`) }), "wrong nonce"},
+	"wrong nonce":      {with(func(c *testClient) { c.mutate = swapRe(`,nonce="[^"]*"`, `,nonce="AAAA"`) }), "wrong nonce"},
+	"no response":      {with(func(c *testClient) { c.mutate = dropRe(`,response=[0-9a-f]*`) }), "missing response"},
+	"response in caps": {with(func(c *testClient) { c.mutate = upperRe(`response=[0-9a-f]*`) }), "wrong response"},
+	"no username":      {with(func(c *testClient) { c.mutate = drop(`username="bob",`) }), "missing or malformed username"},
+	"utf8-hashed":      {testClient{user: "jürgen", pass: "pässword", utf8Only: true}, "wrong response"},
+	"latin1 username":  {testClient{user: "jürgen", pass: "pässword", mutate: swap("jürgen", "j\xfcrgen")}, "missing or malformed username"},
+	"authzid added":    {with(func(c *testClient) { c.extra = `,authzid="super"` }), "wrong response"},
+}
+
 func TestFailures(t *testing.T) {
-	good := testClient{user: "bob", pass: "bobsecret"}
-	with := func(f func(*testClient)) testClient { c := good; f(&c); return c }
-	for name, tc := range map[string]struct {
-		c   testClient
-		why string
-	}{
-		"wrong password":   {with(func(c *testClient) { c.pass = "bobsecret2" }), "wrong response"},
-		"unknown user":     {with(func(c *testClient) { c.user = "alice" }), "unknown user"},
-		"other user's pw":  {with(func(c *testClient) { c.user = "super" }), "wrong response"},
-		"user case":        {with(func(c *testClient) { c.user = "Bob" }), "unknown user"},
-		"bad digest-uri":   {with(func(c *testClient) { c.uri = "zookeeper/localhost" }), "wrong digest-uri"},
-		"bad serv-type":    {with(func(c *testClient) { c.uri = "ldap/zk-sasl-md5" }), "wrong digest-uri"},
-		"no digest-uri":    {with(func(c *testClient) { c.mutate = drop(`digest-uri="zookeeper/zk-sasl-md5",`) }), "wrong digest-uri"},
-		"wrong realm":      {with(func(c *testClient) { c.realm = strp("other") }), "wrong realm"},
-		"realm case":       {with(func(c *testClient) { c.realm = strp("ZK-SASL-MD5") }), "wrong realm"},
-		"no realm":         {with(func(c *testClient) { c.noRealm = true; c.realm = strp("") }), "wrong realm"},
-		"qop auth-int":     {with(func(c *testClient) { c.qop = "auth-int" }), "qop \"auth-int\" not offered"},
-		"qop auth-conf":    {with(func(c *testClient) { c.qop = "auth-conf" }), "not offered"},
-		"qop AUTH":         {with(func(c *testClient) { c.qop = "AUTH" }), "not offered"},
-		"nc 2":             {with(func(c *testClient) { c.nc = "00000002" }), "nonce count"},
-		"nc garbage":       {with(func(c *testClient) { c.nc = "zz" }), "nonce count"},
-		"nonce-count 2":    {with(func(c *testClient) { c.extra = ",nonce-count=2" }), "nonce count"},
-		"nc twice":         {with(func(c *testClient) { c.extra = ",nc=00000001" }), "malformed directive list"},
-		"charset latin1":   {with(func(c *testClient) { c.noCharset = true; c.extra = ",charset=iso-8859-1" }), "charset"},
-		"charset UTF-8":    {with(func(c *testClient) { c.noCharset = true; c.extra = ",charset=UTF-8" }), "charset"},
-		"maxbuf garbage":   {with(func(c *testClient) { c.mutate = swap("maxbuf=65536", "maxbuf=lots") }), "malformed maxbuf"},
-		"MAXBUF twice":     {with(func(c *testClient) { c.extra = ",MAXBUF=1" }), "malformed directive list"},
-		"maxbuf too big":   {with(func(c *testClient) { c.mutate = swap("maxbuf=65536", "maxbuf=2147483648") }), "malformed maxbuf"},
-		"auth-param twice": {with(func(c *testClient) { c.extra = ",auth-param=1,auth-param=2" }), "malformed directive list"},
-		"no cnonce":        {with(func(c *testClient) { c.mutate = drop(`cnonce="c1c2c3c4",`) }), "missing cnonce"},
-		"no nonce":         {with(func(c *testClient) { c.mutate = dropRe(`nonce="[^"]*",`) }), "wrong nonce"},
-		"wrong nonce":      {with(func(c *testClient) { c.mutate = swapRe(`,nonce="[^"]*"`, `,nonce="AAAA"`) }), "wrong nonce"},
-		"no response":      {with(func(c *testClient) { c.mutate = dropRe(`,response=[0-9a-f]*`) }), "missing response"},
-		"response in caps": {with(func(c *testClient) { c.mutate = upperRe(`response=[0-9a-f]*`) }), "wrong response"},
-		"no username":      {with(func(c *testClient) { c.mutate = drop(`username="bob",`) }), "missing or malformed username"},
-		"utf8-hashed":      {testClient{user: "jürgen", pass: "pässword", utf8Only: true}, "wrong response"},
-		"latin1 username":  {testClient{user: "jürgen", pass: "pässword", mutate: swap("jürgen", "j\xfcrgen")}, "missing or malformed username"},
-		"authzid added":    {with(func(c *testClient) { c.extra = `,authzid="super"` }), "wrong response"},
-	} {
+	for name, tc := range failureCases {
 		t.Run(name, func(t *testing.T) {
 			s, err := exchange(t, testServer(), tc.c)
 			require.ErrorIs(t, err, ErrAuthFailed)

@@ -21,6 +21,7 @@
 //     known directive given twice is an error;
 //   - charset, when sent, is exactly "utf-8"; maxbuf, when sent, is a
 //     32-bit decimal integer;
+//   - username is not empty (the JDK's NameCallback throws);
 //   - username, nonce (ours, byte for byte), cnonce, response and
 //     digest-uri are present; realm is present and is ours (the JDK compares
 //     an absent realm, taken as "", against its realm list and fails);

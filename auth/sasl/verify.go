@@ -96,8 +96,9 @@ func checkOptional(d [][]byte) error {
 
 // checkIdentity checks username, realm, nonce and cnonce.
 func (s *digestServer) checkIdentity(d [][]byte, in *digestInput) error {
+	// The JDK's NameCallback refuses an empty name.
 	u := d[keyUsername]
-	if u == nil || !utf8.Valid(u) {
+	if len(u) == 0 || !utf8.Valid(u) {
 		return reason("missing or malformed username")
 	}
 	in.username = string(u)
