@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -290,6 +291,57 @@ func ParseConfigFile(path string) (Config, error) {
 	return parseConfig(f, path, "")
 }
 
+// ParseConfigFileWithProperties is ParseConfigFile for a server started
+// with JVM system properties, the -D flags zkServer.sh passes from
+// SERVER_JVMFLAGS: those zkraft knows are applied first and the file's
+// keys override them, as ZooKeeper's QuorumPeerConfig sets the keys it
+// does not parse itself as system properties over the JVM's. Properties
+// zkraft does not know are left alone. An empty path means no zoo.cfg:
+// the defaults of DefaultConfig with the properties applied.
+func ParseConfigFileWithProperties(path string, props map[string]string) (Config, error) {
+	if path == "" {
+		p := &cfgParser{c: DefaultConfig(), name: jvmFlagsName, lines: map[string]int{}}
+		if err := p.applyProperties(props); err != nil {
+			return Config{}, err
+		}
+		if err := p.finishSecurity(); err != nil {
+			return Config{}, err
+		}
+		return p.c, p.c.Validate()
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return Config{}, err
+	}
+	defer f.Close()
+	return parseConfigWith(f, path, "", props)
+}
+
+// jvmFlagsName names the JVM flags in errors about them.
+const jvmFlagsName = "SERVER_JVMFLAGS"
+
+// applyProperties applies the system properties zkraft knows, in key
+// order, and keeps them all for the JAAS file's ${name} expansion.
+func (p *cfgParser) applyProperties(props map[string]string) error {
+	keys := slices.Sorted(maps.Keys(props))
+	for _, k := range keys {
+		key := canonicalKey(k)
+		if handled, err := p.applySecurity(securityKey(key), props[k]); handled {
+			if err != nil {
+				return fmt.Errorf("%s: -D%s: %w", jvmFlagsName, k, err)
+			}
+			continue
+		}
+		if h, ok := keyHandlers[key]; ok {
+			if err := h(&p.c, props[k]); err != nil {
+				return fmt.Errorf("%s: -D%s: %w", jvmFlagsName, k, err)
+			}
+		}
+	}
+	p.c.Security.SystemProperties = props
+	return nil
+}
+
 // ParseConfig reads a zoo.cfg in java.util.Properties syntax (key=value,
 // key:value or key value; # and ! comment lines; backslash continuations
 // and escapes; surrounding spaces trimmed; the last duplicate wins).
@@ -307,11 +359,20 @@ func ParseConfig(r io.Reader, baseDir string) (Config, error) {
 
 // parseConfig reads a configuration whose errors are reported against name.
 func parseConfig(r io.Reader, name, baseDir string) (Config, error) {
+	return parseConfigWith(r, name, baseDir, nil)
+}
+
+// parseConfigWith is parseConfig over JVM system properties (see
+// ParseConfigFileWithProperties).
+func parseConfigWith(r io.Reader, name, baseDir string, sys map[string]string) (Config, error) {
 	props, err := readProperties(r)
 	if err != nil {
 		return Config{}, fmt.Errorf("%s: %w", name, err)
 	}
 	p := &cfgParser{c: zooDefaults(), name: name, lines: map[string]int{}}
+	if err := p.applyProperties(sys); err != nil {
+		return Config{}, err
+	}
 	for _, pr := range props {
 		if err := p.apply(pr); err != nil {
 			return Config{}, err

@@ -58,6 +58,9 @@ type Security struct {
 	// SASLSuperPassword overrides the password of the JAAS user "super"
 	// (zookeeper.SASLAuthenticationProvider.superPassword).
 	SASLSuperPassword string
+	// SystemProperties are the JVM -D properties the server was started
+	// with (SERVER_JVMFLAGS); ${name} in the JAAS file expands to them.
+	SystemProperties map[string]string
 
 	requireSASL bool // sessionRequireClientSASLAuth, applied by finishSecurity
 }
@@ -87,7 +90,7 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"letAnySaslUserDoX":                        func(c *Config, v string) error { c.Security.LetAnySASLUserDoX = v; return nil },
 	"sasl.serverconfig":                        func(c *Config, v string) error { c.Security.JAASSection = v; return nil },
 	"SASLAuthenticationProvider.superPassword": func(c *Config, v string) error { c.Security.SASLSuperPassword = v; return nil },
-	"java.security.auth.login.config":          refuseJAAS,
+	"java.security.auth.login.config":          func(c *Config, v string) error { c.Security.JAASFile = v; return nil },
 	"ssl.authProvider":                         checkSSLAuthProvider,
 }
 
@@ -173,14 +176,6 @@ func setRequireSASL(c *Config, v string) error {
 	return err
 }
 
-// refuseJAAS refuses a JAAS login configuration: SASL logins (DIGEST-MD5,
-// GSSAPI) are not served yet, and a server that offered none while its
-// JAAS file named users would leave clients failing in ways the operator
-// did not ask for.
-func refuseJAAS(_ *Config, _ string) error {
-	return fmt.Errorf("SASL logins from a JAAS file: %w", errUnsupportedSecurity)
-}
-
 func checkSSLAuthProvider(_ *Config, v string) error {
 	if v != "x509" && v != providerX509 {
 		return fmt.Errorf("ssl.authProvider %q: %w (only x509)", v, errUnsupportedSecurity)
@@ -203,6 +198,12 @@ func (s Security) Schemes() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// saslEnforced reports whether enforce.auth requires the sasl scheme
+// (ZooKeeper's AuthenticationHelper.isSaslAuthRequired).
+func (s Security) saslEnforced() bool {
+	return s.EnforceAuth && slices.Contains(s.EnforceAuthSchemes, "sasl")
 }
 
 // TLSEnabled reports whether some client port speaks TLS.

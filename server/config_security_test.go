@@ -1,6 +1,8 @@
 package server
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -23,7 +25,6 @@ func TestSecuritySettingsThatCannotBeHonouredFailClosed(t *testing.T) {
 		"enforce.auth.enabled=true\nenforce.auth.schemes=sasl",
 		"zookeeper.enforce.auth.enabled=true\nzookeeper.enforce.auth.schemes=x509",
 		"sessionRequireClientSASLAuth=true",
-		"java.security.auth.login.config=/etc/zk/jaas.conf",
 	} {
 		_, err := parseCfg("tickTime=2000\nclientPort=2181\n" + line + "\n")
 		require.Error(t, err, line)
@@ -65,4 +66,38 @@ enforce.auth.schemes=digest
 	c, err = parseCfg("tickTime=2000\nclientPort=2181\nenforce.auth.enabled=true\nenforce.auth.schemes=digest, ip\n")
 	require.NoError(t, err)
 	require.Equal(t, []string{"digest", "ip"}, c.Security.EnforceAuthSchemes)
+}
+
+// The JVM flags' -D properties apply under the zoo.cfg: the file's keys
+// win, properties zkraft does not know are kept for the JAAS file only.
+func TestSystemPropertiesApplyUnderTheConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "zoo.cfg")
+	require.NoError(t, os.WriteFile(path, []byte("tickTime=2000\nclientPort=2181\nsuperUser=fromfile\n"), 0o600))
+	props := map[string]string{
+		"java.security.auth.login.config":  "/etc/zk/jaas.conf",
+		"zookeeper.superUser":              "fromflags",
+		"zookeeper.allowSaslFailedClients": "true",
+		"zookeeper.authProvider.1":         "org.apache.zookeeper.server.auth.SASLAuthenticationProvider",
+		"log4j.configuration":              "file:/etc/zk/log4j.properties",
+	}
+	c, err := ParseConfigFileWithProperties(path, props)
+	require.NoError(t, err)
+	require.Equal(t, "/etc/zk/jaas.conf", c.Security.JAASFile)
+	require.Equal(t, "fromfile", c.Security.SuperUser, "zoo.cfg overrides the JVM's property")
+	require.True(t, c.Security.AllowSASLFailedClients)
+	require.Contains(t, c.Security.Schemes(), "sasl")
+	require.Equal(t, props, c.Security.SystemProperties)
+	require.Empty(t, c.Ignored, "unknown JVM properties are not zoo.cfg keys")
+
+	c, err = ParseConfigFileWithProperties("", map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true",
+		"zookeeper.authProvider.sasl": "org.apache.zookeeper.server.auth.SASLAuthenticationProvider"})
+	require.NoError(t, err, "no zoo.cfg: the defaults with the properties")
+	require.True(t, c.Security.EnforceAuth)
+	require.Equal(t, 2181, c.ClientPort)
+
+	_, err = ParseConfigFileWithProperties("", map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true"})
+	require.ErrorContains(t, err, "sasl", "enforcing sasl without its provider fails closed")
+	_, err = ParseConfigFileWithProperties("", map[string]string{"sslQuorum": "true"})
+	require.ErrorContains(t, err, "SERVER_JVMFLAGS: -DsslQuorum")
 }

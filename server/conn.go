@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/zkraft/zkraft/auth/sasl"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -38,19 +39,22 @@ type conn struct {
 	nc  net.Conn
 	ip  string
 
-	session   atomic.Int64
-	closing   atomic.Bool  // the client sent closeSession
-	readOnly  atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
-	timeout   atomic.Int32 // negotiated ms
-	authMu    sync.Mutex
-	auth      []wire.Id
-	q         writeQueue    // requests for the writer (connqueue.go)
-	br        requestReader // set after the handshake
-	pk        parkState     // connpark.go
-	out       output
-	events    eventQueue
-	done      chan struct{}
-	closeOnce sync.Once
+	session  atomic.Int64
+	closing  atomic.Bool  // the client sent closeSession
+	readOnly atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
+	timeout  atomic.Int32 // negotiated ms
+	authMu   sync.Mutex
+	auth     []wire.Id
+	// saslExchange is the connection's SASL exchange once the client
+	// started one; only the reader touches it (handleSASL).
+	saslExchange sasl.Server
+	q            writeQueue    // requests for the writer (connqueue.go)
+	br           requestReader // set after the handshake
+	pk           parkState     // connpark.go
+	out          output
+	events       eventQueue
+	done         chan struct{}
+	closeOnce    sync.Once
 
 	established int64 // unix ms
 	cstats      connStats

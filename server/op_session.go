@@ -325,19 +325,6 @@ func authFailed(c *conn, xid int32) *pending {
 	return p
 }
 
-// handleSASL answers as a ZooKeeper server without SASL configured: OK
-// with a null token, and the connection stays unauthenticated (kazoo's
-// SASL client then keeps sending tokens until its session expires, since
-// sasl packets are no session activity). A null client token (length -1)
-// makes ZooKeeper 3.8 fail in processSasl: it closes the connection
-// without a reply.
-func handleSASL(_ *conn, xid int32, req wire.Record) *pending {
-	if req.(*wire.SASLRequest).Token == nil {
-		return &pending{xid: xid, op: wire.OpSASL, start: time.Now(), final: true, ready: &reply{skip: true}}
-	}
-	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
-}
-
 func millis(d time.Duration) int32 { return int32(d / time.Millisecond) }
 
 // handshakeWait holds a handshake until await reports success, for up to

@@ -87,6 +87,8 @@ type Server struct {
 	tlsLn net.Listener
 	// schemes are the ACL providers, to filter watch events by READ.
 	schemes *datatree.Schemes
+	// sasl is the SASL login from the JAAS file (nil: none; see sasl.go).
+	sasl *saslLogin
 
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
@@ -140,6 +142,10 @@ func (s *Server) Start(ctx context.Context) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("server: listen on %s: %w", addr, err)
+	}
+	if s.sasl, err = loadSASL(s.cfg.Security, javaProperty(s.cfg.Security.SystemProperties)); err != nil {
+		ln.Close()
+		return err
 	}
 	if err := s.listenTLS(); err != nil {
 		ln.Close()

@@ -13,6 +13,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/zkraft/zkraft/auth/jaas"
 	"github.com/zkraft/zkraft/internal/gctune"
 	"github.com/zkraft/zkraft/server"
 )
@@ -25,7 +26,7 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
+var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
@@ -39,6 +40,7 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
 	levelName := fs.String("log-level", "", "log `level`: debug, info, warn or error (default $"+logLevelEnv+", else info)")
+	jaasFile := fs.String("jaas", "", "JAAS login configuration `file` whose Server section lists the SASL users\n(default: -Djava.security.auth.login.config in $"+jvmFlagsEnv+")")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stderr, errUsage)
 		fs.SetOutput(stderr)
@@ -61,7 +63,7 @@ func run(args []string, stderr io.Writer) error {
 		defer tuner.Stop()
 		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent)
 	}
-	cfg, err := loadConfig(fs.Args(), log)
+	cfg, err := loadConfig(fs.Args(), os.Getenv(jvmFlagsEnv), *jaasFile, log)
 	if err != nil {
 		return err
 	}
@@ -101,23 +103,44 @@ func exitDamaged(err error) {
 	os.Exit(1)
 }
 
-func loadConfig(args []string, log *slog.Logger) (server.Config, error) {
-	switch len(args) {
-	case 0:
-		return server.DefaultConfig(), nil
-	case 1:
-		cfg, err := server.ParseConfigFile(args[0])
-		if err != nil {
-			return cfg, err
-		}
-		for _, k := range cfg.IgnoredKeys {
-			log.Warn(k.String(), "file", k.File, "line", k.Line, "key", k.Key, "known", k.Known)
-		}
-		return cfg, nil
-	default:
+// jvmFlagsEnv names the variable zkServer.sh passes JVM flags in; its -D
+// properties (the JAAS file, zookeeper.* security settings) apply as
+// they do to ZooKeeper, under the zoo.cfg's keys.
+const jvmFlagsEnv = "SERVER_JVMFLAGS"
+
+// loadConfig reads the zoo.cfg, if any, over the JVM flags' properties;
+// jaasFile (-jaas) overrides the flags' login configuration.
+func loadConfig(args []string, jvmFlags, jaasFile string, log *slog.Logger) (server.Config, error) {
+	if len(args) > 1 {
 		return server.Config{}, errUsage
 	}
+	flags, err := jaas.ParseJVMFlags(jvmFlags)
+	if err != nil {
+		return server.Config{}, fmt.Errorf("%s: %w", jvmFlagsEnv, err)
+	}
+	props := flags.Properties
+	if jaasFile != "" {
+		if props == nil {
+			props = map[string]string{}
+		}
+		props[loginConfigProperty] = jaasFile
+	}
+	path := ""
+	if len(args) == 1 {
+		path = args[0]
+	}
+	cfg, err := server.ParseConfigFileWithProperties(path, props)
+	if err != nil {
+		return cfg, err
+	}
+	for _, k := range cfg.IgnoredKeys {
+		log.Warn(k.String(), "file", k.File, "line", k.Line, "key", k.Key, "known", k.Known)
+	}
+	return cfg, nil
 }
+
+// loginConfigProperty is the JVM property naming the JAAS file.
+const loginConfigProperty = "java.security.auth.login.config"
 
 // logLevel picks the level from the flag, else the environment, else info.
 func logLevel(flagValue, envValue string) (slog.Level, error) {

@@ -1,0 +1,149 @@
+package server
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/zkraft/zkraft/auth/jaas"
+	"github.com/zkraft/zkraft/auth/sasl"
+	"github.com/zkraft/zkraft/wire"
+)
+
+// defaultJAASSection is the JAAS section a ZooKeeper server logs in with
+// (zookeeper.sasl.serverconfig).
+const defaultJAASSection = "Server"
+
+// saslLogin is what the server's JAAS section configures: the DIGEST-MD5
+// users it accepts. A nil *saslLogin means no SASL login, and the server
+// answers SASL requests as ZooKeeper without one does.
+type saslLogin struct {
+	digest *sasl.DigestMD5
+}
+
+// loadSASL reads the JAAS file named by the configuration. A file that
+// cannot be read or parsed stops the start, as it stops ZooKeeper's; a
+// file without the server's section configures no SASL login (ZooKeeper
+// then serves without one too), and a Kerberos section is refused: zkraft
+// does not serve GSSAPI yet.
+func loadSASL(sec Security, lookup func(string) (string, bool)) (*saslLogin, error) {
+	if sec.JAASFile == "" {
+		return nil, nil
+	}
+	cfg, err := jaas.ParseFile(sec.JAASFile, lookup)
+	if err != nil {
+		return nil, fmt.Errorf("server: JAAS login configuration: %w", err)
+	}
+	section := sec.JAASSection
+	if section == "" {
+		section = defaultJAASSection
+	}
+	entries, ok := cfg.Section(section)
+	if !ok {
+		return nil, nil
+	}
+	for _, e := range entries {
+		if e.Module != jaas.DigestLoginModule {
+			return nil, fmt.Errorf("server: JAAS section %s: login module %s: %w (zkraft serves SASL DIGEST-MD5 with %s)",
+				section, e.Module, errUnsupportedSecurity, jaas.DigestLoginModule)
+		}
+	}
+	users, err := cfg.DigestUsers(section)
+	if err != nil {
+		return nil, fmt.Errorf("server: JAAS section %s: %w", section, err)
+	}
+	if sec.SASLSuperPassword != "" {
+		users["super"] = sec.SASLSuperPassword
+	}
+	return &saslLogin{digest: &sasl.DigestMD5{Users: users}}, nil
+}
+
+// javaProperty expands ${name} in a JAAS file as the JVM would for the
+// system properties a ZooKeeper operator is likely to use there.
+func javaProperty(props map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		if v, ok := props[name]; ok {
+			return v, true
+		}
+		switch name {
+		case "user.home":
+			h, err := os.UserHomeDir()
+			return h, err == nil
+		case "user.dir":
+			d, err := os.Getwd()
+			return d, err == nil
+		case "java.io.tmpdir":
+			return os.TempDir(), true
+		case "file.separator":
+			return string(os.PathSeparator), true
+		}
+		return "", false
+	}
+}
+
+// handleSASL serves one SASL token (opcode 102), as ZooKeeperServer's
+// processSasl does.
+//
+// Without a SASL login it answers as ZooKeeper without one: OK with a
+// null token, and the connection stays unauthenticated. A null client
+// token (length -1) makes ZooKeeper 3.8 fail in processSasl before any
+// reply: the connection closes.
+//
+// With one, the connection's exchange takes the token. Once it completes,
+// the connection holds sasl:<id> (and super when id is zookeeper.superUser).
+// A failed exchange answers AUTHFAILED, or SESSIONCLOSEDREQUIRESASLAUTH when
+// SASL is enforced, and closes the connection, unless
+// zookeeper.allowSaslFailedClients keeps it (then the answer is OK with a
+// null token, and the connection stays unauthenticated).
+func handleSASL(c *conn, xid int32, req wire.Record) *pending {
+	token := req.(*wire.SASLRequest).Token
+	if token == nil {
+		return &pending{xid: xid, op: wire.OpSASL, start: time.Now(), final: true, ready: &reply{skip: true}}
+	}
+	login := c.srv.sasl
+	if login == nil {
+		return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
+	}
+	if c.saslExchange == nil {
+		c.saslExchange = login.digest.NewServer()
+	}
+	challenge, done, err := c.saslExchange.Step(token)
+	if err != nil {
+		return c.saslFailed(xid, err)
+	}
+	if done {
+		c.saslSucceeded(c.saslExchange.AuthorizationID())
+	}
+	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{Token: challenge})
+}
+
+// saslSucceeded gives the connection the ids a completed exchange earns.
+func (c *conn) saslSucceeded(id string) {
+	c.addAuth(wire.Id{Scheme: "sasl", ID: id})
+	c.srv.log.Info("SASL authentication succeeded", "remote", c.nc.RemoteAddr().String(),
+		"session", sessionHex(c.sessionID()), "id", "sasl:"+id)
+	if su := c.srv.cfg.Security.SuperUser; su != "" && su == id {
+		c.addAuth(wire.Id{Scheme: "super", ID: ""})
+		c.srv.log.Info("SASL id is the super user", "id", id)
+	}
+}
+
+// saslFailed answers a failed exchange (see handleSASL).
+func (c *conn) saslFailed(xid int32, err error) *pending {
+	sec := &c.srv.cfg.Security
+	required := sec.saslEnforced()
+	c.srv.log.Warn("SASL authentication failed", "remote", c.nc.RemoteAddr().String(),
+		"session", sessionHex(c.sessionID()), "err", err,
+		"keep_connection", sec.AllowSASLFailedClients && !required)
+	if sec.AllowSASLFailedClients && !required {
+		return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
+	}
+	code := wire.CodeAuthFailed
+	if required {
+		code = wire.CodeSessionClosedRequireSASL
+	}
+	p := c.finalError(xid, code, authReplyZxid)
+	p.op = wire.OpSASL
+	p.ready.body = &wire.SASLResponse{} // ZooKeeper sends a null token with the error
+	return p
+}

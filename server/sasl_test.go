@@ -1,0 +1,55 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func writeJAAS(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "jaas.conf")
+	require.NoError(t, os.WriteFile(path, []byte(text), 0o600))
+	return path
+}
+
+func TestLoadSASL(t *testing.T) {
+	digest := writeJAAS(t, `Server {
+  org.apache.zookeeper.server.auth.DigestLoginModule required
+  user_super="adminsecret" user_bob="${bob.password}";
+};
+Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="bob" password="x"; };
+`)
+	props := map[string]string{"bob.password": "bobsecret"}
+	l, err := loadSASL(Security{JAASFile: digest, SystemProperties: props}, javaProperty(props))
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"super": "adminsecret", "bob": "bobsecret"}, l.digest.Users, "${} expands to a -D property")
+
+	l, err = loadSASL(Security{JAASFile: digest, SASLSuperPassword: "override"}, javaProperty(props))
+	require.NoError(t, err)
+	require.Equal(t, "override", l.digest.Users["super"], "zookeeper.SASLAuthenticationProvider.superPassword")
+
+	l, err = loadSASL(Security{JAASFile: digest, JAASSection: "ZkServer"}, javaProperty(props))
+	require.NoError(t, err)
+	require.Nil(t, l, "no such section: no SASL login, as ZooKeeper")
+
+	l, err = loadSASL(Security{}, javaProperty(nil))
+	require.NoError(t, err)
+	require.Nil(t, l)
+
+	_, err = loadSASL(Security{JAASFile: filepath.Join(t.TempDir(), "missing.conf")}, javaProperty(nil))
+	require.Error(t, err, "a JAAS file that cannot be read stops the start")
+
+	_, err = loadSASL(Security{JAASFile: writeJAAS(t, "Server {\n org.apache.zookeeper.server.auth.DigestLoginModule required\n user_bob=\"x\"\n};\n")}, javaProperty(nil))
+	require.ErrorContains(t, err, "line", "a syntax error names its line")
+
+	kerberos := writeJAAS(t, `Server {
+  com.sun.security.auth.module.Krb5LoginModule required
+  useKeyTab=true keyTab="/etc/zk/zk.keytab" storeKey=true principal="zookeeper/host@EXAMPLE.COM";
+};
+`)
+	_, err = loadSASL(Security{JAASFile: kerberos}, javaProperty(nil))
+	require.ErrorIs(t, err, errUnsupportedSecurity, "GSSAPI is refused, not ignored")
+}
