@@ -32,6 +32,7 @@ type ClusterOption func(*clusterOptions)
 
 type clusterOptions struct {
 	observers int
+	electing  []int // StartCluster waits for a leader among these only
 	edit      func(*server.Config)
 	disks     []*consensus.DiskFaults
 }
@@ -41,6 +42,10 @@ type clusterOptions struct {
 func WithDiskFaults(disks ...*consensus.DiskFaults) ClusterOption {
 	return func(o *clusterOptions) { o.disks = disks }
 }
+
+// WithLeaderAmong makes StartCluster wait only for a leader among the
+// given servers (0-based), for ensembles where the others cannot join.
+func WithLeaderAmong(idx ...int) ClusterOption { return func(o *clusterOptions) { o.electing = idx } }
 
 // WithObservers makes the last k servers observers (Raft non-voters).
 func WithObservers(k int) ClusterOption { return func(o *clusterOptions) { o.observers = k } }
@@ -93,7 +98,11 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 		c.start(i)
 	}
 	t.Cleanup(c.Close)
-	c.WaitForLeader()
+	if o.electing != nil {
+		c.WaitForLeaderAmong(o.electing...)
+	} else {
+		c.WaitForLeader()
+	}
 	return c
 }
 

@@ -60,7 +60,6 @@ var zkUnsupportedKeys = []string{
 	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
-	"ssl.quorum.keyStore.location", "ssl.quorum.trustStore.location",
 	"enforceQuota", "kerberos.removeHostFromPrincipal", "kerberos.removeRealmFromPrincipal",
 	"admin.idleTimeout", "admin.portUnification", "admin.forceHttps", "admin.needClientAuth",
 	"admin.rateLimiterIntervalInMS", "admin.snapshot.enabled", "admin.restore.enabled",

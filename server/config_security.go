@@ -31,6 +31,10 @@ type Security struct {
 	// SSLProps holds the ssl.* keys as written (without a zookeeper.
 	// prefix), for the tlsconf package to read.
 	SSLProps map[string]string
+	// SSLQuorum makes the links between the servers of an ensemble TLS
+	// (sslQuorum), from the ssl.quorum.* keys in SSLQuorumProps.
+	SSLQuorum      bool
+	SSLQuorumProps map[string]string
 	// Providers are the authProvider.N classes, by N.
 	Providers map[string]string
 	// X509SuperUser is the certificate subject that gets super
@@ -92,12 +96,12 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"SASLAuthenticationProvider.superPassword": func(c *Config, v string) error { c.Security.SASLSuperPassword = v; return nil },
 	"java.security.auth.login.config":          func(c *Config, v string) error { c.Security.JAASFile = v; return nil },
 	"ssl.authProvider":                         checkSSLAuthProvider,
+	"sslQuorum":                                setBool(func(c *Config) *bool { return &c.Security.SSLQuorum }),
 }
 
 // refusedWhenTrue are boolean keys that ask for what zkraft does not do
 // yet: set to true, they stop the server.
 var refusedWhenTrue = map[string]string{
-	"sslQuorum":                      "TLS between the servers of an ensemble",
 	"quorum.auth.enableSasl":         "SASL between the servers of an ensemble",
 	"quorum.auth.serverRequireSasl":  "SASL between the servers of an ensemble",
 	"quorum.auth.learnerRequireSasl": "SASL between the servers of an ensemble",
@@ -123,7 +127,14 @@ func (p *cfgParser) applySecurity(key, value string) (bool, error) {
 	if n, ok := strings.CutPrefix(key, "authProvider."); ok {
 		return true, setProvider(&p.c, n, value)
 	}
-	if strings.HasPrefix(key, "ssl.") && !strings.HasPrefix(key, "ssl.quorum.") {
+	if strings.HasPrefix(key, "ssl.quorum.") {
+		if p.c.Security.SSLQuorumProps == nil {
+			p.c.Security.SSLQuorumProps = map[string]string{}
+		}
+		p.c.Security.SSLQuorumProps[key] = value
+		return true, nil
+	}
+	if strings.HasPrefix(key, "ssl.") {
 		if p.c.Security.SSLProps == nil {
 			p.c.Security.SSLProps = map[string]string{}
 		}

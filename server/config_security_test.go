@@ -12,7 +12,6 @@ import (
 // with the key and its line named; none is ignored with a warning.
 func TestSecuritySettingsThatCannotBeHonouredFailClosed(t *testing.T) {
 	for _, line := range []string{
-		"sslQuorum=true",
 		"quorum.auth.enableSasl=true",
 		"quorum.auth.serverRequireSasl=true",
 		"quorum.auth.learnerRequireSasl=true",
@@ -61,7 +60,8 @@ enforce.auth.schemes=digest
 	require.Equal(t, "CN=admin", s.X509SuperUser)
 	require.True(t, s.EnforceAuth)
 	require.Equal(t, []string{"sasl"}, s.EnforceAuthSchemes, "sessionRequireClientSASLAuth wins over enforce.auth.schemes")
-	require.Contains(t, c.Ignored, "ssl.quorum.keyStore.location")
+	require.Equal(t, map[string]string{"ssl.quorum.keyStore.location": "/q.jks"}, s.SSLQuorumProps)
+	require.False(t, s.SSLQuorum)
 
 	c, err = parseCfg("tickTime=2000\nclientPort=2181\nenforce.auth.enabled=true\nenforce.auth.schemes=digest, ip\n")
 	require.NoError(t, err)
@@ -98,6 +98,6 @@ func TestSystemPropertiesApplyUnderTheConfigFile(t *testing.T) {
 
 	_, err = ParseConfigFileWithProperties("", map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true"})
 	require.ErrorContains(t, err, "sasl", "enforcing sasl without its provider fails closed")
-	_, err = ParseConfigFileWithProperties("", map[string]string{"sslQuorum": "true"})
-	require.ErrorContains(t, err, "SERVER_JVMFLAGS: -DsslQuorum")
+	_, err = ParseConfigFileWithProperties("", map[string]string{"quorum.auth.enableSasl": "true"})
+	require.ErrorContains(t, err, "SERVER_JVMFLAGS: -Dquorum.auth.enableSasl")
 }

@@ -89,6 +89,8 @@ type Server struct {
 	schemes *datatree.Schemes
 	// sasl is the SASL login from the JAAS file (nil: none; see sasl.go).
 	sasl *saslLogin
+	// quorumTLSClose stops reloading the ssl.quorum.* stores (quorumtls.go).
+	quorumTLSClose func()
 
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
@@ -151,6 +153,11 @@ func (s *Server) Start(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
+	if err := s.secureQuorum(); err != nil {
+		ln.Close()
+		s.closeTLS()
+		return err
+	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
 		Peers:           peers,
@@ -173,6 +180,7 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		ln.Close()
 		s.closeTLS()
+		s.closeQuorumTLS()
 		return err
 	}
 	s.node = node
@@ -260,10 +268,12 @@ func (s *Server) Close() error {
 	}
 	s.wg.Wait()
 	s.stopLeading() // in case the role watcher started them while closing
+	var err error
 	if s.node != nil {
-		return s.node.Close()
+		err = s.node.Close()
 	}
-	return nil
+	s.closeQuorumTLS()
+	return err
 }
 
 func (s *Server) acceptLoop() {

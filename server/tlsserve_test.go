@@ -2,72 +2,41 @@ package server
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testpki"
 )
 
-// testPKI is a CA with a server certificate and client certificates.
+// testPKI is a CA with a server certificate.
 type testPKI struct {
-	pool   *x509.CertPool
+	*testpki.PKI
 	server tls.Certificate
-	ca     *x509.Certificate
-	caKey  *ecdsa.PrivateKey
 }
 
 func newTestPKI(t *testing.T) *testPKI {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true,
-		BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	require.NoError(t, err)
-	ca, err := x509.ParseCertificate(der)
-	require.NoError(t, err)
-	p := &testPKI{pool: x509.NewCertPool(), ca: ca, caKey: key}
-	p.pool.AddCert(ca)
-	p.server = p.issue(t, pkix.Name{CommonName: "zkserver"}, p.ca, p.caKey)
+	p := &testPKI{PKI: testpki.New(t, "test CA")}
+	p.server = p.Issue(t, pkix.Name{CommonName: "zkserver"})
 	return p
 }
 
-// issue signs a leaf certificate for subject with the given issuer.
-func (p *testPKI) issue(t *testing.T, subject pkix.Name, issuer *x509.Certificate, issuerKey *ecdsa.PrivateKey) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	require.NoError(t, err)
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: subject,
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
-		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, DNSNames: []string{"localhost"}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, issuer, &key.PublicKey, issuerKey)
-	require.NoError(t, err)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
 func (p *testPKI) serverConfig(auth tls.ClientAuthType) func() *tls.Config {
-	cfg := &tls.Config{Certificates: []tls.Certificate{p.server}, ClientCAs: p.pool, ClientAuth: auth, MinVersion: tls.VersionTLS12}
+	cfg := &tls.Config{Certificates: []tls.Certificate{p.server}, ClientCAs: p.Pool, ClientAuth: auth, MinVersion: tls.VersionTLS12}
 	return func() *tls.Config { return cfg }
 }
 
 // tlsDialer is a go-zookeeper dialer that speaks TLS with cert.
 func (p *testPKI) tlsDialer(cert *tls.Certificate) zk.Dialer {
 	return func(network, addr string, timeout time.Duration) (net.Conn, error) {
-		cfg := &tls.Config{RootCAs: p.pool, ServerName: "localhost"}
+		cfg := &tls.Config{RootCAs: p.Pool, ServerName: "localhost"}
 		if cert != nil {
 			cfg.Certificates = []tls.Certificate{*cert}
 		}
@@ -99,7 +68,7 @@ func TestTLSClientPortAndX509Auth(t *testing.T) {
 		WithClientTLS(pki.serverConfig(tls.RequireAndVerifyClientCert)))
 	require.NotEmpty(t, s.SecureAddr())
 
-	alice := pki.issue(t, pkix.Name{CommonName: "alice", Organization: []string{"Example"}}, pki.ca, pki.caKey)
+	alice := pki.Issue(t, pkix.Name{CommonName: "alice", Organization: []string{"Example"}})
 	tc := connectWith(t, s.SecureAddr(), pki.tlsDialer(&alice))
 	acl := []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=alice,O=Example"}}
 	_, err := tc.Create("/secret", []byte("s"), 0, acl)
@@ -124,7 +93,7 @@ func TestTLSClientPortAndX509Auth(t *testing.T) {
 	requireClosed(t, nc)
 
 	other := newTestPKI(t)
-	mallory := other.issue(t, pkix.Name{CommonName: "alice", Organization: []string{"Example"}}, other.ca, other.caKey)
+	mallory := other.Issue(t, pkix.Name{CommonName: "alice", Organization: []string{"Example"}})
 	conn, err := pki.tlsDialer(&mallory)("tcp", s.SecureAddr(), 5*time.Second)
 	if err == nil {
 		// Under TLS 1.3 the client learns of the refusal on its first read.
@@ -153,32 +122,15 @@ func TestPortUnificationServesTLSAndPlaintext(t *testing.T) {
 	require.ErrorIs(t, tc.AddAuth("x509", nil), zk.ErrAuthFailed, "no certificate: no x509 id")
 }
 
-// writePEM writes cert's chain and key as one PEM key store, and the CA
-// as a PEM trust store, the layout ZooKeeper's PEM stores use.
-func (p *testPKI) writePEM(t *testing.T, cert tls.Certificate) (keyStore, trustStore string) {
-	t.Helper()
-	dir := t.TempDir()
-	keyDER, err := x509.MarshalPKCS8PrivateKey(cert.PrivateKey)
-	require.NoError(t, err)
-	ks := pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
-	for _, c := range cert.Certificate {
-		ks = append(ks, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c})...)
-	}
-	keyStore, trustStore = filepath.Join(dir, "server.pem"), filepath.Join(dir, "ca.pem")
-	require.NoError(t, os.WriteFile(keyStore, ks, 0o600))
-	require.NoError(t, os.WriteFile(trustStore, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: p.ca.Raw}), 0o644))
-	return keyStore, trustStore
-}
-
 // The ssl.* keys of a zoo.cfg configure the secure client port.
 func TestSecureClientPortFromSSLKeys(t *testing.T) {
 	pki := newTestPKI(t)
-	ks, ts := pki.writePEM(t, pki.server)
+	ks, ts := pki.WritePEM(t, pki.server)
 	s := startTestServer(t, func(c *Config) {
 		c.Security.SecureClientPort = EphemeralPort
 		c.Security.SSLProps = map[string]string{"ssl.keyStore.location": ks, "ssl.trustStore.location": ts}
 	})
-	bob := pki.issue(t, pkix.Name{CommonName: "bob"}, pki.ca, pki.caKey)
+	bob := pki.Issue(t, pkix.Name{CommonName: "bob"})
 	tc := connectWith(t, s.SecureAddr(), pki.tlsDialer(&bob))
 	_, err := tc.Create("/bob", nil, 0, []zk.ACL{{Perms: zk.PermAll, Scheme: "x509", ID: "CN=bob"}})
 	require.NoError(t, err)
