@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -24,14 +25,32 @@ var jdkProps = map[string]string{"kafka.home": "/opt/kafka", "a": "1", "b": "", 
 type jaasDump struct {
 	in     io.WriteCloser
 	out    *bufio.Scanner
-	stderr *strings.Builder
+	stderr *syncBuffer
+}
+
+// syncBuffer collects a child's stderr while the test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
 
 func startJaasDump(t *testing.T) *jaasDump {
 	t.Helper()
 	java, err := exec.LookPath("java")
 	if err != nil {
-		t.Skip("java not installed: ", err)
+		t.Skipf("java not installed: %v", err)
 	}
 	out, err := exec.Command(java, "-version").CombinedOutput()
 	m := regexp.MustCompile(`version "(\d+)`).FindSubmatch(out)
@@ -42,17 +61,17 @@ func startJaasDump(t *testing.T) *jaasDump {
 	}
 	cmd := exec.Command(java, "--add-opens", "java.base/sun.security.provider=ALL-UNNAMED",
 		"--add-exports", "java.base/sun.security.provider=ALL-UNNAMED", "testdata/JaasDump.java")
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)
 	stdout, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
-	j := &jaasDump{in: in, out: bufio.NewScanner(stdout), stderr: &stderr}
+	j := &jaasDump{in: in, out: bufio.NewScanner(stdout), stderr: stderr}
 	for k, v := range jdkProps {
-		require.Equal(t, []string{"OK"}, j.call(t, "PROP "+hx(k)+" "+hx(v)), "stderr: %s", &stderr)
+		require.Equal(t, []string{"OK"}, j.call(t, "PROP "+hx(k)+" "+hx(v)), "stderr: %s", stderr)
 	}
 	return j
 }

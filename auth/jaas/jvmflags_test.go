@@ -60,7 +60,7 @@ func TestParseJVMFlagsErrors(t *testing.T) {
 func TestShellWordsMatchSh(t *testing.T) {
 	sh, err := exec.LookPath("sh")
 	if err != nil {
-		t.Skip("sh not installed: ", err)
+		t.Skipf("sh not installed: %v", err)
 	}
 	for _, in := range []string{
 		"", "a", "  a  b\t\tc  d ", `-Dx="a b" -Dy='c d'`, `a\ b\\c\"d`, `"a\"b\\c\d" 'e\f'`,
