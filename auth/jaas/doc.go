@@ -36,9 +36,12 @@
 //     value that expands to nothing, is an error.
 //
 // Deliberate differences: a quoted string left open at the end of its
-// line is an error here, where the JDK ends the string there silently;
-// and line numbers in errors count every line, where the JDK skips the
-// lines inside /* */ comments. A byte-order mark is not skipped, as in the
+// line is an error here, where the JDK ends the string there silently; a
+// section "named" by a number or a punctuation character (as in
+// "1 { ... };") is an error here, where the JDK files it under the name
+// null, out of reach; and line numbers in errors count every line, where
+// the JDK skips the lines inside /* */ comments and the newline a lone "/"
+// swallows, and names the line after a value it cannot expand. A byte-order mark is not skipped, as in the
 // JDK: it becomes part of the first section name.
 //
 // ParseJVMFlags reads the SERVER_JVMFLAGS / JVMFLAGS strings of

@@ -159,33 +159,36 @@ func TestDuplicates(t *testing.T) {
 	require.Equal(t, map[string]string{"k": "x2"}, a[0].Options, "a repeated option: the last wins")
 }
 
+// syntaxErrorCases are malformed inputs and the start of the error.
+var syntaxErrorCases = map[string]string{
+	"A {\n m required\n k=v\n};":           `line 4: expected option key, found '}'`,
+	"A {\n m required;\n}":                 `line 3: expected ';', found end of file`,
+	"A {\n m;\n};":                         `line 2: expected control flag, found ';'`,
+	"A {\n m k=v;\n};":                     `line 2: invalid control flag "k"`,
+	"A {\n m mandatory;\n};":               `line 2: invalid control flag "mandatory"`,
+	"A {\n m required k=\"v;\n};":          `line 2: unterminated quoted string`,
+	"A {\n m required k=\"v":               `line 2: unterminated quoted string`,
+	"A {\n m required k='v';\n};":          `line 2: expected option value, found 'v'`,
+	"A {\n m required k=1024;\n};":         `line 2: expected option value, found number 1024`,
+	"A {\n m required k=-x;\n};":           `line 2: expected option value, found '-'`,
+	"A {\n m required k=.5;\n};":           `line 2: expected option value, found number .5`,
+	"A {\n m required k=v@x;\n};":          `line 2: expected option key, found '@'`,
+	"A {\n m required k v;\n};":            `line 2: expected '=', found "v"`,
+	"A {\n m required k=;\n};":             `line 2: expected option value, found ';'`,
+	"A {\n m required, k=v;\n};":           `line 2: expected option key, found ','`,
+	"# comment\nA { m required; };":        `line 1: expected section name, found '#'`,
+	"A\n{ m required; }\n};":               `line 3: expected ';', found '}'`,
+	"A { m required; }; ;":                 `line 1: expected section name, found ';'`,
+	"A m required; };":                     `line 1: expected '{', found "m"`,
+	"A { ; };":                             `line 1: expected login module class name, found ';'`,
+	"1A { m required; };":                  `line 1: expected section name, found number 1`,
+	"A { m required k=C:\\x; };":           `line 1: expected option key, found ':'`,
+	"A { m required k=\"v\"\"w\"; };":      `line 1: expected '=', found ';'`,
+	"A { m required k=\"a\" \n\u0085 ; };": `line 2: expected option key, found '\u0085'`,
+}
+
 func TestSyntaxErrors(t *testing.T) {
-	for in, want := range map[string]string{
-		"A {\n m required\n k=v\n};":         `line 4: expected option key, found '}'`,
-		"A {\n m required;\n}":               `line 3: expected ';', found end of file`,
-		"A {\n m;\n};":                       `line 2: expected control flag, found ';'`,
-		"A {\n m k=v;\n};":                   `line 2: invalid control flag "k"`,
-		"A {\n m mandatory;\n};":             `line 2: invalid control flag "mandatory"`,
-		"A {\n m required k=\"v;\n};":        `line 2: unterminated quoted string`,
-		"A {\n m required k=\"v":             `line 2: unterminated quoted string`,
-		"A {\n m required k='v';\n};":        `line 2: expected option value, found 'v'`,
-		"A {\n m required k=1024;\n};":       `line 2: expected option value, found number 1024`,
-		"A {\n m required k=-x;\n};":         `line 2: expected option value, found '-'`,
-		"A {\n m required k=.5;\n};":         `line 2: expected option value, found number .5`,
-		"A {\n m required k=v@x;\n};":        `line 2: expected option key, found '@'`,
-		"A {\n m required k v;\n};":          `line 2: expected '=', found "v"`,
-		"A {\n m required k=;\n};":           `line 2: expected option value, found ';'`,
-		"A {\n m required, k=v;\n};":         `line 2: expected option key, found ','`,
-		"# comment\nA { m required; };":      `line 1: expected section name, found '#'`,
-		"A\n{ m required; }\n};":             `line 3: expected ';', found '}'`,
-		"A { m required; }; ;":               `line 1: expected section name, found ';'`,
-		"A m required; };":                   `line 1: expected '{', found "m"`,
-		"A { ; };":                           `line 1: expected login module class name, found ';'`,
-		"1A { m required; };":                `line 1: expected section name, found number 1`,
-		"A { m required k=C:\\x; };":         `line 1: expected option key, found ':'`,
-		"A { m required k=\"v\"\"w\"; };":    `line 1: expected '=', found ';'`,
-		"A { m required k=\"a\" \n\u0085 ; };": `line 2: expected option key, found '\u0085'`,
-	} {
+	for in, want := range syntaxErrorCases {
 		_, err := Parse(strings.NewReader(in), nil)
 		require.ErrorIs(t, err, ErrSyntax, in)
 		require.ErrorContains(t, err, "jaas: "+want, in)

@@ -1,6 +1,7 @@
 package jaas
 
 import (
+	"os/exec"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -50,5 +51,29 @@ func TestParseJVMFlagsErrors(t *testing.T) {
 		_, err := ParseJVMFlags(in)
 		require.ErrorIs(t, err, ErrSyntax, in)
 		require.ErrorContains(t, err, "unterminated", in)
+	}
+}
+
+// TestShellWordsMatchSh splits strings as /bin/sh splits the same text on
+// a command line (inputs without $ or `, which the shell would expand, and
+// without bare newlines, which would end its command).
+func TestShellWordsMatchSh(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skipf("sh not installed: %v", err)
+	}
+	for _, in := range []string{
+		"", "a", "  a  b\t\tc  d ", `-Dx="a b" -Dy='c d'`, `a\ b\\c\"d`, `"a\"b\\c\d" 'e\f'`,
+		`x"y"'z'w`, `""`, `'' ""x`, "a\\\nb", "\"a\\\nb\"", `'a"b'"c'd"`, `\'`, "-Dk=a\\ b \\\n -Dq=\"\\\"\\\\\\x\"",
+	} {
+		out, err := exec.Command(sh, "-c", "set -- "+in+`; for w in "$@"; do printf '%s|' "$w"; done`).Output()
+		require.NoError(t, err, in)
+		words, err := shellWords(in)
+		require.NoError(t, err, in)
+		got := ""
+		for _, w := range words {
+			got += w + "|"
+		}
+		require.Equal(t, string(out), got, "%q", in)
 	}
 }

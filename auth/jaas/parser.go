@@ -71,6 +71,7 @@ func (p *parser) section(cfg *Config) error {
 func (p *parser) entry() (Entry, error) {
 	var e Entry
 	var err error
+	modTok := p.tok
 	if e.Module, err = p.text("login module class name"); err != nil {
 		return e, err
 	}
@@ -89,6 +90,11 @@ func (p *parser) entry() (Entry, error) {
 		if err := p.option(e.Options); err != nil {
 			return e, err
 		}
+	}
+	if e.Module == "" {
+		// AppConfigurationEntry refuses it, once the entry is read.
+		p.tok = modTok
+		return e, p.fail("empty login module class name")
 	}
 	return e, p.advance()
 }

@@ -30,13 +30,15 @@
 //   - response is the lowercase hex the server computes with md5-sess,
 //     nc 00000001 and the client's own digest-uri.
 //
-// Username, realm and password are each hashed as ISO-8859-1 bytes when
-// all of their characters fit, and as UTF-8 otherwise, whether or not the
-// client sent charset=utf-8 (the JDK server always runs with UTF-8 on).
+// The username, the realm and the password are hashed one by one: each as
+// ISO-8859-1 bytes when all its characters fit, as UTF-8 otherwise; and so
+// whether or not the client sent charset=utf-8 (the JDK server always runs
+// with UTF-8 on). A user "zoë" with password "пароль" hashes "zoë" and
+// the UTF-8 of the password.
 // An authzid is hashed as the raw bytes the client sent.
 //
-// Deliberate differences from ZooKeeper 3.8, all on paths no correct client
-// takes:
+// Deliberate differences from ZooKeeper 3.8, none of which a correct
+// client or a plain user name meets:
 //
 //   - nc is checked (it must be hexadecimal 1, and sent at most once). The
 //     JDK's directive table names it "nonce-count", so it never reads the

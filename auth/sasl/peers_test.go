@@ -12,17 +12,36 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 )
+
+// syncBuffer collects a child's stderr while the test may read it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
 
 // lineProc is a child process that answers each command line with one
 // line (the testdata programs).
 type lineProc struct {
 	in     io.WriteCloser
 	out    *bufio.Scanner
-	stderr *bytes.Buffer
+	stderr *syncBuffer
 }
 
 func startProc(t *testing.T, name string, args ...string) *lineProc {
@@ -33,7 +52,7 @@ func startProc(t *testing.T, name string, args ...string) *lineProc {
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	p := &lineProc{in: in, out: bufio.NewScanner(out), stderr: &bytes.Buffer{}}
+	p := &lineProc{in: in, out: bufio.NewScanner(out), stderr: &syncBuffer{}}
 	p.out.Buffer(make([]byte, 64<<10), 1<<20)
 	cmd.Stderr = p.stderr
 	require.NoError(t, cmd.Start())
@@ -67,7 +86,7 @@ func needJava(t *testing.T) string {
 	t.Helper()
 	java, err := exec.LookPath("java")
 	if err != nil {
-		t.Skip("java not installed: ", err)
+		t.Skipf("java not installed: %v", err)
 	}
 	out, err := exec.Command(java, "-version").CombinedOutput()
 	m := regexp.MustCompile(`version "(\d+)`).FindSubmatch(out)

@@ -14,7 +14,7 @@ const python = "/usr/bin/python3"
 func needPureSASL(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath(python); err != nil {
-		t.Skip("python3 not installed: ", err)
+		t.Skipf("python3 not installed: %v", err)
 	}
 	if out, err := exec.Command(python, "-c", "import puresasl").CombinedOutput(); err != nil {
 		t.Skipf("pure-sasl not importable by %s (apt-get install python3-pure-sasl): %v: %s", python, err, out)

@@ -8,7 +8,7 @@
 //
 //   PROP <name> <value>   sets a system property (for ${name}); answers OK
 //   PARSE <path>          answers the sections, then END:
-//                           SECTION <name>
+//                           SECTION <name>         (- for null)
 //                           ENTRY <module> <REQUIRED|REQUISITE|SUFFICIENT|OPTIONAL>
 //                           OPT <key> <value>      (keys sorted)
 //                         or ERR <message>, then END
@@ -57,16 +57,22 @@ public class JaasDump {
         Object spi;
         try {
             spi = new sun.security.provider.ConfigFile.Spi(file.toURI());
-        } catch (SecurityException e) {
+        } catch (RuntimeException e) {
+            // SecurityException wraps ConfigFile's IOException; others,
+            // such as AppConfigurationEntry's IllegalArgumentException for
+            // an empty module name, escape ConfigFile unwrapped.
             Throwable c = e.getCause() != null ? e.getCause() : e;
-            System.out.println("ERR " + String.valueOf(c.getMessage()).replace('\n', ' '));
+            System.out.println("ERR " + c.toString().replace('\n', ' '));
             return;
         }
         Field f = spi.getClass().getDeclaredField("configuration");
         f.setAccessible(true);
-        Map<String, List<AppConfigurationEntry>> conf = new TreeMap<>((Map<String, List<AppConfigurationEntry>>) f.get(spi));
+        // A section "named" by a number or a punctuation character gets
+        // the name null.
+        Map<String, List<AppConfigurationEntry>> conf = new TreeMap<>(java.util.Comparator.nullsFirst(java.util.Comparator.naturalOrder()));
+        conf.putAll((Map<String, List<AppConfigurationEntry>>) f.get(spi));
         for (Map.Entry<String, List<AppConfigurationEntry>> s : conf.entrySet()) {
-            System.out.println("SECTION " + hex(s.getKey()));
+            System.out.println("SECTION " + (s.getKey() == null ? "-" : hex(s.getKey())));
             for (AppConfigurationEntry e : s.getValue()) {
                 System.out.println("ENTRY " + hex(e.getLoginModuleName()) + " " + flag(e.getControlFlag()));
                 for (Map.Entry<String, ?> o : new TreeMap<>(e.getOptions()).entrySet()) {
