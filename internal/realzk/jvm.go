@@ -97,9 +97,16 @@ log4j.appender.C.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{1} - %m%n
 
 // classpath returns zookeeper.jar (its manifest brings the dependencies)
 // plus an slf4j binding: log4j 1.2 when installed, else the NOP binding.
+// The Debian manifest leaves out netty-codec and netty-resolver, which
+// NettyServerCnxnFactory (the TLS server) needs: they are added too.
 func classpath() string {
 	cp := []string{ZooKeeperJar}
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
+	for _, j := range []string{"netty-codec.jar", "netty-resolver.jar"} {
+		if exists(JarDir + "/" + j) {
+			cp = append(cp, JarDir+"/"+j)
+		}
+	}
 	l4j := []string{JarDir + "/slf4j-log4j12.jar", JarDir + "/log4j-1.2.jar"}
 	switch {
 	case exists(l4j[0]) && exists(l4j[1]):
