@@ -17,6 +17,7 @@ import (
 // options holds the parsed and validated flags.
 type options struct {
 	servers        string
+	tls            tlsFlags
 	compare        string
 	opName         string
 	op             opKind
@@ -114,9 +115,18 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.lockClients, "lockclients", "go,curator", "with -op lock: the lock clients to run, `go` (recipes.Lock), curator (Apache Curator's InterProcessMutex, needs a JDK and libcurator-*-java) or both")
 	fs.BoolVar(&o.leaderWatch, "leaderwatch", false, "poll every server's srvr during each round (warmup included) and report leader changes and elections (zxid epoch increases); -op lock always does")
 	fs.StringVar(&o.cpuProfile, "cpuprofile", "", "write a CPU profile of zkbench itself (the load generator, not the server) to `file`")
+	fs.StringVar(&o.tls.ca, "tls-ca", "", "speak TLS to the secure client port, trusting the PEM CA certificates in `file`")
+	fs.StringVar(&o.tls.cert, "tls-cert", "", "with -tls-ca: the PEM client certificate `file` to present")
+	fs.StringVar(&o.tls.key, "tls-key", "", "with -tls-ca: the PEM private key `file` of -tls-cert")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
+	d, err := o.tls.dialer()
+	if err != nil {
+		fmt.Fprintln(stderr, "zkbench:", err)
+		return nil, err
+	}
+	sessionDialer = d
 	if err := o.validate(fs); err != nil {
 		fmt.Fprintln(stderr, "zkbench:", err)
 		fs.Usage()

@@ -210,7 +210,7 @@ func connectAt(ctx context.Context, servers []string, first int, timeout time.Du
 }
 
 func connectWith(ctx context.Context, servers []string, timeout time.Duration, hosts zk.HostProvider) (*session, error) {
-	c, events, err := zk.Connect(servers, timeout, zk.WithHostProvider(hosts), zk.WithLogger(quietLogger{}))
+	c, events, err := zk.Connect(servers, timeout, zk.WithHostProvider(hosts), zk.WithLogger(quietLogger{}), dialOption())
 	if err != nil {
 		return nil, err
 	}

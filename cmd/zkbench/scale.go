@@ -454,7 +454,7 @@ func openMany(ctx context.Context, o *options, addrs []string, cb func(i int) zk
 // and an event callback (nil for none).
 func dialSession(ctx context.Context, servers []string, timeout time.Duration, bufSize int, cb zk.EventCallback) (*session, error) {
 	c, events, err := zk.Connect(servers, timeout, zk.WithLogger(quietLogger{}),
-		zk.WithMaxBufferSize(bufSize), zk.WithMaxConnBufferSize(bufSize), zk.WithEventCallback(cb))
+		zk.WithMaxBufferSize(bufSize), zk.WithMaxConnBufferSize(bufSize), zk.WithEventCallback(cb), dialOption())
 	if err != nil {
 		return nil, err
 	}
