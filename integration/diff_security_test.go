@@ -1,12 +1,16 @@
 package integration
 
 import (
+	"context"
 	"crypto/tls"
 	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -97,6 +101,13 @@ func TestDiffSecurity_TLS(t *testing.T) {
 	require.Equal(t, "connected ids=ip:127.0.0.1,x509:CN=kafka,O=Example x509=OK", want)
 	require.Equal(t, want, javaTLS(t, ours.SecureAddr(), clientKS, ts))
 
+	if py, ok := kazooPythonOrSkipReason(); ok {
+		cert, key := splitPEMKeyStore(t, clientKS)
+		want := kazooTLS(t, py, realSecure, ts, cert, key)
+		require.Equal(t, "ok", want, "kazoo with use_ssl against ZooKeeper")
+		require.Equal(t, want, kazooTLS(t, py, ours.SecureAddr(), ts, cert, key))
+	}
+
 	rogue := testpki.New(t, "rogue CA")
 	mallory := rogue.Issue(t, pkix.Name{CommonName: "kafka", Organization: []string{"Example"}})
 	for _, addr := range []string{realSecure, ours.SecureAddr()} {
@@ -126,4 +137,51 @@ func tlsHandshakeAndPing(addr string, pki *testpki.PKI, cert *tls.Certificate) e
 	}
 	_, err = c.Ping()
 	return err
+}
+
+// kazooPythonOrSkipReason is kazooPython for a test that goes on without it.
+func kazooPythonOrSkipReason() (string, bool) {
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(py); err == nil && exec.Command(path, "-c", "import kazoo").Run() == nil {
+			return path, true
+		}
+	}
+	return "", false
+}
+
+// splitPEMKeyStore writes a PEM key store's key and certificates to two
+// files, as kazoo's keyfile and certfile want them.
+func splitPEMKeyStore(t *testing.T, keyStore string) (certFile, keyFile string) {
+	t.Helper()
+	data, err := os.ReadFile(keyStore)
+	require.NoError(t, err)
+	var certs, keys []byte
+	for {
+		var b *pem.Block
+		b, data = pem.Decode(data)
+		if b == nil {
+			break
+		}
+		if strings.Contains(b.Type, "PRIVATE KEY") {
+			keys = append(keys, pem.EncodeToMemory(b)...)
+		} else {
+			certs = append(certs, pem.EncodeToMemory(b)...)
+		}
+	}
+	dir := t.TempDir()
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	require.NoError(t, os.WriteFile(certFile, certs, 0o600))
+	require.NoError(t, os.WriteFile(keyFile, keys, 0o600))
+	return certFile, keyFile
+}
+
+// kazooTLS runs testdata/kazoo_tls.py and returns its verdict.
+func kazooTLS(t *testing.T, py, addr, ca, cert, key string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, py, filepath.Join("testdata", "kazoo_tls.py"), addr, ca, cert, key).CombinedOutput()
+	require.NoError(t, err, "kazoo_tls.py: %s", out)
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
 }
