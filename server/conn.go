@@ -48,6 +48,7 @@ type conn struct {
 	// saslExchange is the connection's SASL exchange once the client
 	// started one; only the reader touches it (handleSASL).
 	saslExchange sasl.Server
+	saslFailures int           // failed SASL steps, to warn once (handleSASL)
 	q            writeQueue    // requests for the writer (connqueue.go)
 	br           requestReader // set after the handshake
 	pk           parkState     // connpark.go

@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"os"
 	"time"
 
@@ -132,7 +134,11 @@ func (c *conn) saslSucceeded(id string) {
 func (c *conn) saslFailed(xid int32, err error) *pending {
 	sec := &c.srv.cfg.Security
 	required := sec.saslEnforced()
-	c.srv.log.Warn("SASL authentication failed", "remote", c.nc.RemoteAddr().String(),
+	level := slog.LevelWarn
+	if c.saslFailures++; c.saslFailures > 1 {
+		level = slog.LevelDebug // a kept connection that goes on failing: one warning is enough
+	}
+	c.srv.log.Log(context.Background(), level, "SASL authentication failed", "remote", c.nc.RemoteAddr().String(),
 		"session", sessionHex(c.sessionID()), "err", err,
 		"keep_connection", sec.AllowSASLFailedClients && !required)
 	if sec.AllowSASLFailedClients && !required {
