@@ -64,6 +64,14 @@ type gssLogin struct {
 // runGSSClient relays one exchange between the JDK client and s.
 func runGSSClient(t *testing.T, c *lineProc, s Server, l gssLogin) outcome {
 	t.Helper()
+	o, _ := runGSSClientTokens(t, c, s, l)
+	return o
+}
+
+// runGSSClientTokens is runGSSClient that also returns the server's
+// challenges.
+func runGSSClientTokens(t *testing.T, c *lineProc, s Server, l gssLogin) (o outcome, challenges [][]byte) {
+	t.Helper()
 	z, m := "-", "0"
 	if l.authzid != nil {
 		z = hexs(*l.authzid)
@@ -75,25 +83,26 @@ func runGSSClient(t *testing.T, c *lineProc, s Server, l gssLogin) outcome {
 	for steps := 0; steps < 10; steps++ {
 		f := strings.SplitN(ans, " ", 2)
 		if f[0] != "R" {
-			return outcome{clientErr: ans}
+			return outcome{clientErr: ans}, challenges
 		}
 		ch, done, err := s.Step(unhex(t, f[1]))
 		if err != nil {
 			// The server drops the connection; the client must not
 			// think it is authenticated.
 			require.Equal(t, "INCOMPLETE", c.call(t, "STATE"))
-			return outcome{serverErr: err}
+			return outcome{serverErr: err}, challenges
 		}
+		challenges = append(challenges, ch)
 		ans = c.call(t, "C "+hex.EncodeToString(ch))
 		if done {
 			if ans != "OK" {
-				return outcome{clientErr: ans}
+				return outcome{clientErr: ans}, challenges
 			}
-			return outcome{authID: s.AuthorizationID()}
+			return outcome{authID: s.AuthorizationID()}, challenges
 		}
 	}
 	t.Fatal("exchange did not end")
-	return outcome{}
+	return outcome{}, nil
 }
 
 // TestJDKGSSAPIClient logs in with the JDK's GSSAPI SASL client, set up as
@@ -114,8 +123,22 @@ func TestJDKGSSAPIClient(t *testing.T) {
 			g := &GSSAPI{Keytab: svc, Principal: principal}
 			s := g.NewServer()
 			require.Equal(t, "GSSAPI", s.Mechanism())
-			o := runGSSClient(t, client, s, login)
+			o, chs := runGSSClientTokens(t, client, s, login)
 			require.True(t, o.ok(), "%+v", o)
+			if mutual {
+				// AP-REP, then the security-layer offer, then done.
+				require.Len(t, chs, 3)
+				id, _, err := parseGSSToken(chs[0])
+				require.NoError(t, err)
+				require.Equal(t, tokAPRep, id)
+				require.Equal(t, tokWrap[:], chs[1][:2])
+			} else {
+				// ZooKeeper's client asks for no mutual
+				// authentication: the offer comes at once.
+				require.Len(t, chs, 2)
+				require.Equal(t, tokWrap[:], chs[0][:2])
+			}
+			require.Empty(t, chs[len(chs)-1])
 			require.Equal(t, "zkclient@"+testRealm, o.authID)
 			_, _, err := s.Step(nil)
 			require.ErrorIs(t, err, ErrAuthFailed, "a step after done")
