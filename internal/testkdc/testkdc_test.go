@@ -1,0 +1,85 @@
+package testkdc
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestAvailableReason(t *testing.T) {
+	ok, why := Available()
+	if ok != (why == "") {
+		t.Fatalf("Available() = %v, %q", ok, why)
+	}
+	if !ok && !strings.Contains(why, "apt-get install -y krb5-kdc krb5-admin-server") {
+		t.Fatalf("reason does not say how to install: %q", why)
+	}
+}
+
+func TestKinitWithKeytab(t *testing.T) {
+	k := Start(t, "ZKRAFT.TEST")
+	if !strings.HasPrefix(k.Addr, "127.0.0.1:") {
+		t.Fatalf("KDC address %q is not on 127.0.0.1", k.Addr)
+	}
+	conf, err := os.ReadFile(k.Krb5Conf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"default_realm = ZKRAFT.TEST", "kdc = " + k.Addr, "dns_lookup_kdc = false", "rdns = false", "udp_preference_limit = 1"} {
+		if !strings.Contains(string(conf), want) {
+			t.Errorf("krb5.conf lacks %q", want)
+		}
+	}
+	if os.Getenv("KRB5_CONFIG") == k.Krb5Conf {
+		t.Fatal("Start changed the test process's environment")
+	}
+
+	keytab := k.AddPrincipal(t, "zkclient")
+	kinit, err := lookPath("kinit")
+	if err != nil {
+		t.Skip("kinit not installed (apt-get install -y krb5-user)")
+	}
+	klist, _ := lookPath("klist")
+	ccache := "FILE:" + filepath.Join(t.TempDir(), "ccache")
+	env := append(k.Env(), "KRB5CCNAME="+ccache)
+
+	cmd := exec.Command(kinit, "-k", "-t", keytab, "zkclient@ZKRAFT.TEST")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kinit: %v: %s", err, out)
+	}
+	if klist != "" {
+		cmd = exec.Command(klist)
+		cmd.Env = env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("klist: %v: %s", err, out)
+		}
+		if !strings.Contains(string(out), "krbtgt/ZKRAFT.TEST@ZKRAFT.TEST") {
+			t.Fatalf("klist shows no TGT: %s", out)
+		}
+	}
+
+	// A keytab for a principal the KDC does not know fails.
+	other := Start(t, "OTHER.TEST")
+	stray := other.AddPrincipal(t, "zkclient")
+	cmd = exec.Command(kinit, "-k", "-t", stray, "zkclient@ZKRAFT.TEST")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("kinit with another realm's keytab succeeded: %s", out)
+	}
+	// Re-exporting a keytab invalidates the old one's keys.
+	fresh := k.Keytab(t, "zkclient")
+	cmd = exec.Command(kinit, "-k", "-t", keytab, "zkclient@ZKRAFT.TEST")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err == nil {
+		t.Fatalf("kinit with a stale keytab succeeded: %s", out)
+	}
+	cmd = exec.Command(kinit, "-k", "-t", fresh, "zkclient@ZKRAFT.TEST")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("kinit with the fresh keytab: %v: %s", err, out)
+	}
+}
