@@ -285,11 +285,27 @@ func TestGSSAPIRefusesAPReq(t *testing.T) {
 			s := g.NewServer()
 			_, _, err := s.Step(c.in.build(t, kt).token)
 			require.ErrorIs(t, err, ErrAuthFailed)
+			require.Contains(t, err.Error(), refusalReasons[name])
 			require.Empty(t, s.AuthorizationID())
 			_, _, err = s.Step(nil)
 			require.ErrorIs(t, err, ErrAuthFailed, "a step after a failure")
 		})
 	}
+}
+
+// refusalReasons are what the errors of TestGSSAPIRefusesAPReq say.
+var refusalReasons = map[string]string{
+	"expired ticket":       "KRB_AP_ERR_TKT_EXPIRED",
+	"future ticket":        "KRB_AP_ERR_TKT_NYV",
+	"clock skew past":      "KRB_AP_ERR_SKEW",
+	"clock skew future":    "KRB_AP_ERR_SKEW",
+	"short skew":           "KRB_AP_ERR_SKEW",
+	"other service":        "ticket is for zookeeper/otherhost@ZKRAFT.TEST, not zookeeper/localhost",
+	"wrong keytab":         "integrity verification failed",
+	"other realm":          "not zookeeper/localhost@OTHER.TEST",
+	"no keytab":            "no keytab",
+	"not gss checksum":     "checksum type 16",
+	"no key for principal": "KRB_AP_ERR_NOKEY",
 }
 
 func testKeytabFor(t testing.TB, principal string) *keytab.Keytab {
