@@ -129,5 +129,6 @@
 //     "no security layer"; the JDK also takes a sealed one, and a bitmask
 //     with more bits set.
 //   - User-to-user tickets, delegated credentials, channel bindings and
-//     ticket address restrictions are not used.
+//     ticket address restrictions are not used (a ticket restricted to
+//     client addresses is refused).
 package sasl
