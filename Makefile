@@ -34,6 +34,7 @@ fuzz:
 	$(GO) test ./datatree/ -run '^$$' -fuzz FuzzValidatePath -fuzztime 30s
 	$(GO) test ./auth/sasl/ -run '^$$' -fuzz FuzzStep -fuzztime 30s
 	$(GO) test ./auth/sasl/ -run '^$$' -fuzz FuzzParseDirectives -fuzztime 30s
+	$(GO) test ./auth/sasl/ -run '^$$' -fuzz FuzzGSSAPIStep -fuzztime 30s
 	@# consensus's test binary is large: minimizing each new input would
 	@# otherwise take most of the 30 s (the default budget is 60 s).
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzScanSegment -fuzztime 30s -fuzzminimizetime 3s

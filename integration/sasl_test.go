@@ -93,18 +93,26 @@ func javaClientClasspath(t *testing.T) (java, cp string) {
 }
 
 // javaSASL runs testdata/JavaSASL.java, the stock Java client logging in
-// as user, and returns its verdict.
+// as user with DIGEST-MD5, and returns its verdict.
 func javaSASL(t *testing.T, addr, user, password string) string {
+	t.Helper()
+	client := "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  username=\"" + user +
+		"\"\n  password=\"" + password + "\";\n};\n"
+	return javaSASLWith(t, addr, client)
+}
+
+// javaSASLWith runs testdata/JavaSASL.java with jaasText as its JAAS file
+// and the given extra JVM flags, and returns its verdict.
+func javaSASLWith(t *testing.T, addr, jaasText string, jvmFlags ...string) string {
 	t.Helper()
 	java, cp := javaClientClasspath(t)
 	jaasFile := filepath.Join(t.TempDir(), "client.jaas")
-	client := "Client {\n  org.apache.zookeeper.server.auth.DigestLoginModule required\n  username=\"" + user +
-		"\"\n  password=\"" + password + "\";\n};\n"
-	require.NoError(t, os.WriteFile(jaasFile, []byte(client), 0o600))
+	require.NoError(t, os.WriteFile(jaasFile, []byte(jaasText), 0o600))
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
-	out, err := exec.CommandContext(ctx, java, "-cp", cp, "-Djava.security.auth.login.config="+jaasFile,
-		filepath.Join("testdata", "JavaSASL.java"), addr).CombinedOutput()
+	args := append([]string{"-cp", cp, "-Djava.security.auth.login.config=" + jaasFile}, jvmFlags...)
+	args = append(args, filepath.Join("testdata", "JavaSASL.java"), addr)
+	out, err := exec.CommandContext(ctx, java, args...).CombinedOutput()
 	require.NoError(t, err, "JavaSASL.java: %s", out)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return lines[len(lines)-1]

@@ -60,7 +60,7 @@ var zkUnsupportedKeys = []string{
 	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
-	"enforceQuota", "kerberos.removeHostFromPrincipal", "kerberos.removeRealmFromPrincipal",
+	"enforceQuota",
 	"admin.idleTimeout", "admin.portUnification", "admin.forceHttps", "admin.needClientAuth",
 	"admin.rateLimiterIntervalInMS", "admin.snapshot.enabled", "admin.restore.enabled",
 	"clientCnxnSocket", "watchManagerName", "initialConfig",

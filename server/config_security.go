@@ -62,6 +62,10 @@ type Security struct {
 	// SASLSuperPassword overrides the password of the JAAS user "super"
 	// (zookeeper.SASLAuthenticationProvider.superPassword).
 	SASLSuperPassword string
+	// KerberosRemoveHost and KerberosRemoveRealm strip "/host" and
+	// "@REALM" from a Kerberos client's principal to make its sasl id
+	// (kerberos.removeHostFromPrincipal, kerberos.removeRealmFromPrincipal).
+	KerberosRemoveHost, KerberosRemoveRealm bool
 	// SystemProperties are the JVM -D properties the server was started
 	// with (SERVER_JVMFLAGS); ${name} in the JAAS file expands to them.
 	SystemProperties map[string]string
@@ -97,6 +101,8 @@ var securityKeys = map[string]func(c *Config, v string) error{
 	"java.security.auth.login.config":          func(c *Config, v string) error { c.Security.JAASFile = v; return nil },
 	"ssl.authProvider":                         checkSSLAuthProvider,
 	"sslQuorum":                                setBool(func(c *Config) *bool { return &c.Security.SSLQuorum }),
+	"kerberos.removeHostFromPrincipal":         setBool(func(c *Config) *bool { return &c.Security.KerberosRemoveHost }),
+	"kerberos.removeRealmFromPrincipal":        setBool(func(c *Config) *bool { return &c.Security.KerberosRemoveRealm }),
 }
 
 // refusedWhenTrue are boolean keys that ask for what zkraft does not do

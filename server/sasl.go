@@ -2,10 +2,14 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"time"
+
+	"github.com/jcmturner/gokrb5/v8/keytab"
 
 	"github.com/zkraft/zkraft/auth/jaas"
 	"github.com/zkraft/zkraft/auth/sasl"
@@ -16,18 +20,20 @@ import (
 // (zookeeper.sasl.serverconfig).
 const defaultJAASSection = "Server"
 
-// saslLogin is what the server's JAAS section configures: the DIGEST-MD5
-// users it accepts. A nil *saslLogin means no SASL login, and the server
-// answers SASL requests as ZooKeeper without one does.
+// saslLogin is the SASL mechanism the server's JAAS section configures:
+// GSSAPI when it logs in with a Kerberos key (Krb5LoginModule), else
+// DIGEST-MD5 with the section's users, as ZooKeeper picks GSSAPI when its
+// login holds a Kerberos principal. A nil *saslLogin means no SASL login,
+// and the server answers SASL requests as ZooKeeper without one does.
 type saslLogin struct {
-	digest *sasl.DigestMD5
+	mech interface{ NewServer() sasl.Server }
 }
 
 // loadSASL reads the JAAS file named by the configuration. A file that
 // cannot be read or parsed stops the start, as it stops ZooKeeper's; a
 // file without the server's section configures no SASL login (ZooKeeper
-// then serves without one too), and a Kerberos section is refused: zkraft
-// does not serve GSSAPI yet.
+// then serves without one too); a login module zkraft does not know stops
+// the start too.
 func loadSASL(sec Security, lookup func(string) (string, bool)) (*saslLogin, error) {
 	if sec.JAASFile == "" {
 		return nil, nil
@@ -44,11 +50,23 @@ func loadSASL(sec Security, lookup func(string) (string, bool)) (*saslLogin, err
 	if !ok {
 		return nil, nil
 	}
-	for _, e := range entries {
-		if e.Module != jaas.DigestLoginModule {
-			return nil, fmt.Errorf("server: JAAS section %s: login module %s: %w (zkraft serves SASL DIGEST-MD5 with %s)",
-				section, e.Module, errUnsupportedSecurity, jaas.DigestLoginModule)
+	var kerberos *jaas.Entry
+	for i, e := range entries {
+		switch e.Module {
+		case jaas.DigestLoginModule:
+		case jaas.Krb5LoginModule:
+			kerberos = &entries[i]
+		default:
+			return nil, fmt.Errorf("server: JAAS section %s: login module %s: %w (zkraft serves SASL with %s and %s)",
+				section, e.Module, errUnsupportedSecurity, jaas.DigestLoginModule, jaas.Krb5LoginModule)
 		}
+	}
+	if kerberos != nil {
+		g, err := loadKerberos(*kerberos, sec)
+		if err != nil {
+			return nil, fmt.Errorf("server: JAAS section %s: %w", section, err)
+		}
+		return &saslLogin{mech: g}, nil
 	}
 	users, err := cfg.DigestUsers(section)
 	if err != nil {
@@ -57,7 +75,24 @@ func loadSASL(sec Security, lookup func(string) (string, bool)) (*saslLogin, err
 	if sec.SASLSuperPassword != "" {
 		users["super"] = sec.SASLSuperPassword
 	}
-	return &saslLogin{digest: &sasl.DigestMD5{Users: users}}, nil
+	return &saslLogin{mech: &sasl.DigestMD5{Users: users}}, nil
+}
+
+// errNoKeytab refuses a Kerberos server login zkraft cannot perform.
+var errNoKeytab = errors.New("a Kerberos server login needs useKeyTab=true and keyTab=FILE (zkraft reads no ticket cache)")
+
+// loadKerberos reads the service key of a Krb5LoginModule entry (options
+// useKeyTab, keyTab, principal, as ZooKeeper's documentation writes them).
+func loadKerberos(e jaas.Entry, sec Security) (*sasl.GSSAPI, error) {
+	if !strings.EqualFold(e.Options["useKeyTab"], "true") || e.Options["keyTab"] == "" {
+		return nil, fmt.Errorf("%s: %w", jaas.Krb5LoginModule, errNoKeytab)
+	}
+	kt, err := keytab.Load(e.Options["keyTab"])
+	if err != nil {
+		return nil, fmt.Errorf("%s: keyTab %s: %w", jaas.Krb5LoginModule, e.Options["keyTab"], err)
+	}
+	return &sasl.GSSAPI{Keytab: kt, Principal: e.Options["principal"],
+		RemoveHostFromPrincipal: sec.KerberosRemoveHost, RemoveRealmFromPrincipal: sec.KerberosRemoveRealm}, nil
 }
 
 // javaProperty expands ${name} in a JAAS file as the JVM would for the
@@ -107,7 +142,7 @@ func handleSASL(c *conn, xid int32, req wire.Record) *pending {
 		return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
 	}
 	if c.saslExchange == nil {
-		c.saslExchange = login.digest.NewServer()
+		c.saslExchange = login.mech.NewServer()
 	}
 	challenge, done, err := c.saslExchange.Step(token)
 	if err != nil {
@@ -115,6 +150,12 @@ func handleSASL(c *conn, xid int32, req wire.Record) *pending {
 	}
 	if done {
 		c.saslSucceeded(c.saslExchange.AuthorizationID())
+		if len(challenge) == 0 {
+			// The JDK's GSSAPI server ends with no token, which ZooKeeper
+			// sends as a null one; the Java client waits for exactly that
+			// before it counts the login as finished.
+			challenge = nil
+		}
 	}
 	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{Token: challenge})
 }

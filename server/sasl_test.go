@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/auth/sasl"
 )
 
 func writeJAAS(t *testing.T, text string) string {
@@ -25,11 +27,11 @@ Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="b
 	props := map[string]string{"bob.password": "bobsecret"}
 	l, err := loadSASL(Security{JAASFile: digest, SystemProperties: props}, javaProperty(props))
 	require.NoError(t, err)
-	require.Equal(t, map[string]string{"super": "adminsecret", "bob": "bobsecret"}, l.digest.Users, "${} expands to a -D property")
+	require.Equal(t, map[string]string{"super": "adminsecret", "bob": "bobsecret"}, l.mech.(*sasl.DigestMD5).Users, "${} expands to a -D property")
 
 	l, err = loadSASL(Security{JAASFile: digest, SASLSuperPassword: "override"}, javaProperty(props))
 	require.NoError(t, err)
-	require.Equal(t, "override", l.digest.Users["super"], "zookeeper.SASLAuthenticationProvider.superPassword")
+	require.Equal(t, "override", l.mech.(*sasl.DigestMD5).Users["super"], "zookeeper.SASLAuthenticationProvider.superPassword")
 
 	l, err = loadSASL(Security{JAASFile: digest, JAASSection: "ZkServer"}, javaProperty(props))
 	require.NoError(t, err)
@@ -45,11 +47,23 @@ Client { org.apache.zookeeper.server.auth.DigestLoginModule required username="b
 	_, err = loadSASL(Security{JAASFile: writeJAAS(t, "Server {\n org.apache.zookeeper.server.auth.DigestLoginModule required\n user_bob=\"x\"\n};\n")}, javaProperty(nil))
 	require.ErrorContains(t, err, "line", "a syntax error names its line")
 
-	kerberos := writeJAAS(t, `Server {
+	ticketCache := writeJAAS(t, `Server {
   com.sun.security.auth.module.Krb5LoginModule required
-  useKeyTab=true keyTab="/etc/zk/zk.keytab" storeKey=true principal="zookeeper/host@EXAMPLE.COM";
+  useTicketCache=true principal="zookeeper/host@EXAMPLE.COM";
 };
 `)
-	_, err = loadSASL(Security{JAASFile: kerberos}, javaProperty(nil))
-	require.ErrorIs(t, err, errUnsupportedSecurity, "GSSAPI is refused, not ignored")
+	_, err = loadSASL(Security{JAASFile: ticketCache}, javaProperty(nil))
+	require.ErrorIs(t, err, errNoKeytab, "a Kerberos login zkraft cannot perform is refused, not ignored")
+
+	noKeytab := writeJAAS(t, `Server {
+  com.sun.security.auth.module.Krb5LoginModule required
+  useKeyTab=true keyTab="/nonexistent/zk.keytab" principal="zookeeper/host@EXAMPLE.COM";
+};
+`)
+	_, err = loadSASL(Security{JAASFile: noKeytab}, javaProperty(nil))
+	require.ErrorContains(t, err, "/nonexistent/zk.keytab")
+
+	other := writeJAAS(t, "Server {\n  com.example.LdapLoginModule required;\n};\n")
+	_, err = loadSASL(Security{JAASFile: other}, javaProperty(nil))
+	require.ErrorIs(t, err, errUnsupportedSecurity)
 }
