@@ -83,3 +83,22 @@ func TestKinitWithKeytab(t *testing.T) {
 		t.Fatalf("kinit with the fresh keytab: %v: %s", err, out)
 	}
 }
+
+func TestSkipsWithoutPrograms(t *testing.T) {
+	saved := binKDC
+	binKDC = "krb5kdc-not-installed"
+	defer func() { binKDC = saved }()
+	ok, why := Available()
+	if ok || !strings.Contains(why, "krb5-kdc not installed (apt-get install -y krb5-kdc krb5-admin-server)") {
+		t.Fatalf("Available() = %v, %q", ok, why)
+	}
+	var k *KDC
+	var sub *testing.T
+	t.Run("start", func(t *testing.T) {
+		sub = t
+		k = Start(t, "ZKRAFT.TEST")
+	})
+	if !sub.Skipped() || k != nil {
+		t.Fatalf("Start did not skip: skipped=%v kdc=%v", sub.Skipped(), k)
+	}
+}
