@@ -206,3 +206,82 @@ func TestJDKGSSAPIClient(t *testing.T) {
 		})
 	}
 }
+
+// jdkGSSServer runs testdata/GssServer.java: the JDK's GSSAPI server as
+// ZooKeeper creates it, with ZooKeeper's callback handler.
+type jdkGSSServer struct{ p *lineProc }
+
+func startJDKGSSServer(t *testing.T, r *gssRealm) *jdkGSSServer {
+	t.Helper()
+	cp := zkClassPath()
+	if cp == "" {
+		t.Skip("ZooKeeper's jar is not installed (libzookeeper-java); set ZK_CLASSPATH")
+	}
+	return &jdkGSSServer{p: startProc(t, needJava(t), "-cp", cp, "-Djava.security.krb5.conf="+r.kdc.Krb5Conf,
+		"-Dsun.security.krb5.disableReferrals=true", filepath.Join("testdata", "GssServer.java"))}
+}
+
+func (j *jdkGSSServer) NewServer(t *testing.T, principal, keytab string, removeHost, removeRealm bool) Server {
+	t.Helper()
+	b := func(v bool) string {
+		if v {
+			return "1"
+		}
+		return "0"
+	}
+	ready := j.p.call(t, strings.Join([]string{"NEW", hexs(principal), hexs(keytab), b(removeHost), b(removeRealm)}, " "))
+	require.Equal(t, "READY org.apache.zookeeper.server.auth.SaslServerCallbackHandler", ready)
+	return &jdkSession{t: t, p: j.p, ready: ready}
+}
+
+// TestJDKGSSAPIServerAgrees runs the same JDK client logins against this
+// package's server and against the JDK's server with ZooKeeper's callback
+// handler: both must accept or refuse, and agree on the authorization id.
+func TestJDKGSSAPIServerAgrees(t *testing.T) {
+	r := startGSSRealm(t)
+	client := startGSSClient(t, r)
+	jdk := startJDKGSSServer(t, r)
+	principal := "zookeeper/localhost@" + testRealm
+	svc := loadKeytab(t, r.serviceKT)
+	user := gssLogin{principal: "zkclient@" + testRealm, keytab: r.clientKT, host: "localhost"}
+	hostUser := gssLogin{principal: "zkclient/client.example@" + testRealm, keytab: r.hostClientKT, host: "localhost"}
+	for name, c := range map[string]struct {
+		login       gssLogin
+		host, realm bool
+		keytab      string
+		want        string // "" when refused
+	}{
+		"default":             {user, false, false, r.serviceKT, "zkclient@" + testRealm},
+		"remove realm":        {user, false, true, r.serviceKT, "zkclient"},
+		"remove host":         {user, true, false, r.serviceKT, "zkclient@" + testRealm},
+		"host principal":      {hostUser, false, false, r.serviceKT, "zkclient/client.example@" + testRealm},
+		"host removed":        {hostUser, true, false, r.serviceKT, "zkclient@" + testRealm},
+		"host, realm removed": {hostUser, true, true, r.serviceKT, "zkclient"},
+		"authzid super":       {gssLogin{user.principal, user.keytab, "localhost", false, strp("super")}, false, false, r.serviceKT, "zkclient@" + testRealm},
+		"mutual":              {gssLogin{user.principal, user.keytab, "localhost", true, nil}, false, true, r.serviceKT, "zkclient"},
+		"stale keytab":        {user, false, false, r.staleKT, ""},
+		"other service":       {gssLogin{user.principal, user.keytab, "otherhost", false, nil}, false, false, r.serviceKT, ""},
+	} {
+		t.Run(name, func(t *testing.T) {
+			kt := svc
+			if c.keytab != r.serviceKT {
+				kt = loadKeytab(t, c.keytab)
+			}
+			for _, srv := range []struct {
+				name string
+				s    Server
+			}{
+				{"go", (&GSSAPI{Keytab: kt, Principal: principal, RemoveHostFromPrincipal: c.host, RemoveRealmFromPrincipal: c.realm}).NewServer()},
+				{"jdk", jdk.NewServer(t, principal, c.keytab, c.host, c.realm)},
+			} {
+				o := runGSSClient(t, client, srv.s, c.login)
+				if c.want == "" {
+					require.ErrorIs(t, o.serverErr, ErrAuthFailed, srv.name)
+					continue
+				}
+				require.True(t, o.ok(), "%s: %+v", srv.name, o)
+				require.Equal(t, c.want, o.authID, srv.name)
+			}
+		})
+	}
+}

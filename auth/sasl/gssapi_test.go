@@ -488,3 +488,29 @@ func TestWrapTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestGSSAPIReplayConcurrent sends one AP-REQ on many connections at once:
+// exactly one may get past the replay cache.
+func TestGSSAPIReplayConcurrent(t *testing.T) {
+	kt := testServiceKeytab(t, "service-secret")
+	g := &GSSAPI{Keytab: kt, Principal: testService}
+	tok := initiator{}.build(t, kt).token
+	const n = 16
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			_, _, err := g.NewServer().Step(tok)
+			errs <- err
+		}()
+	}
+	ok := 0
+	for i := 0; i < n; i++ {
+		if err := <-errs; err == nil {
+			ok++
+		} else {
+			require.ErrorIs(t, err, ErrAuthFailed)
+			require.Contains(t, err.Error(), "replayed authenticator")
+		}
+	}
+	require.Equal(t, 1, ok)
+}

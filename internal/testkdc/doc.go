@@ -1,6 +1,6 @@
 // Package testkdc runs a throwaway MIT Kerberos realm for tests: a KDC
 // database in a temporary directory, krb5kdc in the foreground on a free
-// 127.0.0.1 port (TCP and UDP), and a krb5.conf that points clients at it.
+// 127.0.0.1 port (TCP and UDP, bound to 127.0.0.1 only), and a krb5.conf that points clients at it.
 //
 // The MIT programs (krb5kdc, kdb5_util, kadmin.local from Debian's
 // krb5-kdc and krb5-admin-server packages) must be installed; Available

@@ -188,17 +188,19 @@ func waitListening(addr string, exited <-chan struct{}, timeout time.Duration) e
 }
 
 func (k *KDC) writeConfig(port int) error {
+	// kdc_listen and kdc_tcp_listen (krb5 1.15 and later) bind to
+	// 127.0.0.1 only; kdc_ports would listen on every address.
 	kdcConf := fmt.Sprintf(`[kdcdefaults]
-	kdc_ports = %[1]d
-	kdc_tcp_ports = %[1]d
+	kdc_listen = 127.0.0.1:%[1]d
+	kdc_tcp_listen = 127.0.0.1:%[1]d
 
 [realms]
 	%[2]s = {
 		database_name = %[3]s/principal
 		key_stash_file = %[3]s/stash
 		acl_file = %[3]s/kadm5.acl
-		kdc_ports = %[1]d
-		kdc_tcp_ports = %[1]d
+		kdc_listen = 127.0.0.1:%[1]d
+		kdc_tcp_listen = 127.0.0.1:%[1]d
 		max_life = 1h 0m 0s
 		max_renewable_life = 1h 0m 0s
 		master_key_type = aes256-cts-hmac-sha1-96

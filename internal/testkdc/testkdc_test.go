@@ -1,11 +1,13 @@
 package testkdc
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestAvailableReason(t *testing.T) {
@@ -30,6 +32,20 @@ func TestKinitWithKeytab(t *testing.T) {
 	for _, want := range []string{"default_realm = ZKRAFT.TEST", "kdc = " + k.Addr, "dns_lookup_kdc = false", "rdns = false", "udp_preference_limit = 1"} {
 		if !strings.Contains(string(conf), want) {
 			t.Errorf("krb5.conf lacks %q", want)
+		}
+	}
+	// The KDC is on 127.0.0.1 only: another local address refuses.
+	_, port, _ := net.SplitHostPort(k.Addr)
+	if addrs, err := net.InterfaceAddrs(); err == nil {
+		for _, a := range addrs {
+			ip, ok := a.(*net.IPNet)
+			if !ok || ip.IP.IsLoopback() || ip.IP.To4() == nil {
+				continue
+			}
+			if c, err := net.DialTimeout("tcp", net.JoinHostPort(ip.IP.String(), port), time.Second); err == nil {
+				c.Close()
+				t.Fatalf("KDC accepts connections on %s", ip.IP)
+			}
 		}
 	}
 	if os.Getenv("KRB5_CONFIG") == k.Krb5Conf {
@@ -81,5 +97,24 @@ func TestKinitWithKeytab(t *testing.T) {
 	cmd.Env = env
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("kinit with the fresh keytab: %v: %s", err, out)
+	}
+}
+
+func TestSkipsWithoutPrograms(t *testing.T) {
+	saved := binKDC
+	binKDC = "krb5kdc-not-installed"
+	defer func() { binKDC = saved }()
+	ok, why := Available()
+	if ok || !strings.Contains(why, "krb5-kdc not installed (apt-get install -y krb5-kdc krb5-admin-server)") {
+		t.Fatalf("Available() = %v, %q", ok, why)
+	}
+	var k *KDC
+	var sub *testing.T
+	t.Run("start", func(t *testing.T) {
+		sub = t
+		k = Start(t, "ZKRAFT.TEST")
+	})
+	if !sub.Skipped() || k != nil {
+		t.Fatalf("Start did not skip: skipped=%v kdc=%v", sub.Skipped(), k)
 	}
 }
