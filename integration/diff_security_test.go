@@ -108,6 +108,13 @@ func TestDiffSecurity_TLS(t *testing.T) {
 		require.Equal(t, want, kazooTLS(t, py, ours.SecureAddr(), ts, cert, key))
 	}
 
+	kafka := pki.Issue(t, pkix.Name{CommonName: "kafka", Organization: []string{"Example"}})
+	for _, addr := range []string{realSecure, ours.SecureAddr()} {
+		cl := connectWithTLS(t, addr, pki, &kafka)
+		_, _, err := cl.Get("/x509-only")
+		require.NoError(t, err, "%s: go-zookeeper over TLS holds the certificate's x509 id", addr)
+	}
+
 	rogue := testpki.New(t, "rogue CA")
 	mallory := rogue.Issue(t, pkix.Name{CommonName: "kafka", Organization: []string{"Example"}})
 	for _, addr := range []string{realSecure, ours.SecureAddr()} {
@@ -184,4 +191,16 @@ func kazooTLS(t *testing.T, py, addr, ca, cert, key string) string {
 	require.NoError(t, err, "kazoo_tls.py: %s", out)
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	return lines[len(lines)-1]
+}
+
+// connectWithTLS connects go-zookeeper through a TLS dialer presenting
+// cert and trusting pki, and waits for its session.
+func connectWithTLS(t *testing.T, addr string, pki *testpki.PKI, cert *tls.Certificate) *zk.Conn {
+	t.Helper()
+	dialer := func(network, address string, timeout time.Duration) (net.Conn, error) {
+		cfg := &tls.Config{RootCAs: pki.Pool, ServerName: "127.0.0.1", Certificates: []tls.Certificate{*cert}}
+		return tls.DialWithDialer(&net.Dialer{Timeout: timeout}, network, address, cfg)
+	}
+	cl, _ := connectTo(t, []string{addr}, zk.WithDialer(dialer))
+	return cl
 }
