@@ -189,8 +189,7 @@ func kazooTLS(t *testing.T, py, addr, ca, cert, key string) string {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, py, filepath.Join("testdata", "kazoo_tls.py"), addr, ca, cert, key).CombinedOutput()
 	require.NoError(t, err, "kazoo_tls.py: %s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return lastLine(out)
 }
 
 // connectWithTLS connects go-zookeeper through a TLS dialer presenting

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/go-zookeeper/zk"
@@ -63,16 +62,7 @@ func (r *kerberosRealm) login(t *testing.T, addr string) string {
 // startKerberosServer starts zkraft with the realm's Server section.
 func startKerberosServer(t *testing.T, r *kerberosRealm, edit func(*server.Config)) *Server {
 	t.Helper()
-	zoo := "clientPort=2181\nauthProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n" +
-		"java.security.auth.login.config=" + r.serverJAAS + "\n"
-	cfg, err := server.ParseConfig(strings.NewReader(zoo), "")
-	require.NoError(t, err)
-	return StartServer(t, WithConfig(func(c *server.Config) {
-		c.Security = cfg.Security
-		if edit != nil {
-			edit(c)
-		}
-	}))
+	return startWithJAAS(t, r.serverJAAS, edit)
 }
 
 // The stock Java client logs in with Kerberos (GSSAPI) from a keytab, as

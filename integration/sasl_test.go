@@ -30,6 +30,13 @@ func startSASLServer(t *testing.T, edit func(*server.Config)) *Server {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "jaas.conf")
 	require.NoError(t, os.WriteFile(path, []byte(saslJAAS), 0o600))
+	return startWithJAAS(t, path, edit)
+}
+
+// startWithJAAS starts a server whose zoo.cfg names the JAAS file at path
+// and the SASL provider, then applies edit.
+func startWithJAAS(t *testing.T, path string, edit func(*server.Config)) *Server {
+	t.Helper()
 	zoo := "clientPort=2181\nauthProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider\n" +
 		"java.security.auth.login.config=" + path + "\n"
 	cfg, err := server.ParseConfig(strings.NewReader(zoo), "")
@@ -42,6 +49,12 @@ func startSASLServer(t *testing.T, edit func(*server.Config)) *Server {
 	}))
 }
 
+// lastLine is a client program's verdict: the last line it printed.
+func lastLine(out []byte) string {
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	return lines[len(lines)-1]
+}
+
 // kazooDigest runs testdata/kazoo_digest.py and returns its verdict.
 func kazooDigest(t *testing.T, py, addr, user, password string) string {
 	t.Helper()
@@ -49,8 +62,7 @@ func kazooDigest(t *testing.T, py, addr, user, password string) string {
 	defer cancel()
 	out, err := exec.CommandContext(ctx, py, filepath.Join("testdata", "kazoo_digest.py"), addr, user, password).CombinedOutput()
 	require.NoError(t, err, "kazoo_digest.py: %s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return lastLine(out)
 }
 
 // kazoo (pure-sasl) logs in with DIGEST-MD5 as against ZooKeeper: the
@@ -114,8 +126,7 @@ func javaSASLWith(t *testing.T, addr, jaasText string, jvmFlags ...string) strin
 	args = append(args, filepath.Join("testdata", "JavaSASL.java"), addr)
 	out, err := exec.CommandContext(ctx, java, args...).CombinedOutput()
 	require.NoError(t, err, "JavaSASL.java: %s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return lastLine(out)
 }
 
 // The ZooKeeper 3.8 Java client logs in with DIGEST-MD5 from its JAAS

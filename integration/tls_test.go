@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -34,8 +33,7 @@ func javaTLS(t *testing.T, addr, keyStore, trustStore string) string {
 	out, err := exec.CommandContext(ctx, java, "-cp", cp,
 		filepath.Join("testdata", "JavaTLS.java"), addr, keyStore, trustStore).CombinedOutput()
 	require.NoError(t, err, "JavaTLS.java: %s", out)
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
-	return lines[len(lines)-1]
+	return lastLine(out)
 }
 
 // The ZooKeeper 3.8 Java client connects to the secure client port with
