@@ -66,6 +66,22 @@ func (h *peerHealth) stop(r *raft.Raft) {
 	<-h.done
 }
 
+// Voters is the number of voting members in the current configuration,
+// this node included when it votes: ZooKeeper's quorum size.
+func (n *Node) Voters() int {
+	f := n.raft.GetConfiguration()
+	if f.Error() != nil {
+		return 0
+	}
+	v := 0
+	for _, s := range f.Configuration().Servers {
+		if s.Suffrage == raft.Voter {
+			v++
+		}
+	}
+	return v
+}
+
 // Members reports the ensemble's other members; synced counts are only
 // meaningful on the leader.
 func (n *Node) Members() Members {

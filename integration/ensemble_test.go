@@ -251,7 +251,17 @@ func TestEnsemble_FourLetterWordsShowRoles(t *testing.T) {
 	require.Contains(t, mntr, "zk_learners\t2\n")
 	require.Contains(t, mntr, "zk_synced_followers\t2\n")
 	require.Contains(t, mntr, "zk_quorum_size\t3\n")
-	require.Contains(t, fourLetterWord(t, c.Servers[(leader+1)%3].Addr(), "mntr"), "zk_server_state\tfollower\n")
+	require.Contains(t, mntr, "zk_peer_state\tleading - broadcast\n")
+	require.Regexp(t, "(?m)^zk_leader_uptime\t[0-9]+$", mntr)
+	follower := fourLetterWord(t, c.Servers[(leader+1)%3].Addr(), "mntr")
+	require.Contains(t, follower, "zk_server_state\tfollower\n")
+	require.Contains(t, follower, "zk_peer_state\tfollowing - broadcast\n")
+	require.Contains(t, follower, "zk_quorum_size\t3\n", "every member shows the quorum size, as ZooKeeper 3.8's")
+	require.NotContains(t, follower, "zk_leader_uptime")
+
+	standalone := fourLetterWord(t, StartServer(t).Addr(), "mntr")
+	require.NotContains(t, standalone, "zk_peer_state", "a standalone ZooKeeper has no peer state")
+	require.NotContains(t, standalone, "zk_quorum_size")
 }
 
 func fourLetterWord(t *testing.T, addr, cmd string) string {
@@ -283,6 +293,9 @@ func TestEnsemble_ObserverServesWithoutVoting(t *testing.T) {
 	mntr := fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr")
 	require.Contains(t, mntr, "zk_synced_observers\t1\n")
 	require.Contains(t, mntr, "zk_quorum_size\t2\n")
+	observer := fourLetterWord(t, c.Servers[obs].Addr(), "mntr")
+	require.Contains(t, observer, "zk_peer_state\tobserving - broadcast\n")
+	require.Contains(t, observer, "zk_quorum_size\t2\n", "observers do not count towards the quorum")
 }
 
 func TestEnsemble_ZookeeperConfigHoldsMembership(t *testing.T) {

@@ -253,6 +253,7 @@ func (s *Server) writeMntr(w io.Writer) {
 		{"zk_goroutines", runtime.NumGoroutine()},
 	}
 	rows = append(rows, s.diskFullRows()...)
+	rows = append(rows, s.peerRows()...)
 	if s.mode() == "leader" {
 		m := s.node.Members()
 		rows = append(rows, []mntrRow{
@@ -261,12 +262,38 @@ func (s *Server) writeMntr(w io.Writer) {
 			{"zk_synced_non_voting_followers", 0},
 			{"zk_synced_observers", m.SyncedObservers},
 			{"zk_pending_syncs", 0},
-			{"zk_quorum_size", m.Followers + 1},
 		}...)
 	}
 	for _, r := range rows {
 		fmt.Fprintf(w, "%s\t%v\n", r.k, r.v)
 	}
+}
+
+// peerRows are the mntr rows every member of an ensemble shows, and a
+// standalone server does not: its ZAB peer state, the quorum size, and
+// on the leader how long it has led (ms).
+func (s *Server) peerRows() []mntrRow {
+	state, ok := peerStates[s.mode()]
+	if !ok {
+		return nil
+	}
+	rows := []mntrRow{{"zk_peer_state", state}, {"zk_quorum_size", s.node.Voters()}}
+	if up, leading := s.leaderUptime(); leading {
+		rows = append(rows, mntrRow{"zk_leader_uptime", up.Milliseconds()})
+	}
+	return rows
+}
+
+// peerStates maps a role to ZooKeeper's "state - ZAB phase". A member
+// with a leader is in ZAB's broadcast phase; one without is electing
+// (ZooKeeper's read-only server is LOOKING too).
+var peerStates = map[string]string{
+	"leader":    "leading - broadcast",
+	"follower":  "following - broadcast",
+	"observer":  "observing - broadcast",
+	"looking":   "looking - election",
+	"read-only": "looking - election",
+	"removed":   "looking - election",
 }
 
 func (s *Server) writeWchs(w io.Writer) {

@@ -16,6 +16,17 @@ type duties struct {
 	mu      sync.Mutex
 	tracker *session.Tracker
 	reaper  *reaper
+	since   time.Time // when this server took up its leader duties
+}
+
+// leaderUptime is how long this server has led, and whether it leads.
+func (s *Server) leaderUptime() (time.Duration, bool) {
+	s.duties.mu.Lock()
+	defer s.duties.mu.Unlock()
+	if s.duties.tracker == nil {
+		return 0, false
+	}
+	return s.clock.Now().Sub(s.duties.since), true
 }
 
 // currentTracker returns the expiry tracker while this server leads, else nil.
@@ -36,7 +47,7 @@ func (s *Server) becomeLeader() {
 	t := session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
 	s.trackAll(t)
 	s.duties.mu.Lock()
-	s.duties.tracker = t
+	s.duties.tracker, s.duties.since = t, s.clock.Now()
 	s.duties.mu.Unlock()
 	// A session created between the first pass and publishing the tracker
 	// was not seen by the apply hook either: a second pass catches it.
