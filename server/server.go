@@ -145,6 +145,10 @@ func (s *Server) Start(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("server: listen on %s: %w", addr, err)
 	}
+	if err := checkZooKeeperData(s.cfg); err != nil {
+		ln.Close()
+		return err
+	}
 	if s.sasl, err = loadSASL(s.cfg.Security, javaProperty(s.cfg.Security.SystemProperties)); err != nil {
 		ln.Close()
 		return err
