@@ -283,12 +283,7 @@ func (c Config) Validate() error {
 // stay relative to the working directory, as in ZooKeeper. Errors name the
 // file and line.
 func ParseConfigFile(path string) (Config, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return Config{}, err
-	}
-	defer f.Close()
-	return parseConfig(f, path, "")
+	return parseConfigFile(path, nil)
 }
 
 // ParseConfigFileWithProperties is ParseConfigFile for a server started
@@ -309,6 +304,11 @@ func ParseConfigFileWithProperties(path string, props map[string]string) (Config
 		}
 		return p.c, p.c.Validate()
 	}
+	return parseConfigFile(path, props)
+}
+
+// parseConfigFile reads the zoo.cfg at path over the system properties.
+func parseConfigFile(path string, props map[string]string) (Config, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return Config{}, err

@@ -150,12 +150,6 @@ func handleSASL(c *conn, xid int32, req wire.Record) *pending {
 	}
 	if done {
 		c.saslSucceeded(c.saslExchange.AuthorizationID())
-		if len(challenge) == 0 {
-			// The JDK's GSSAPI server ends with no token, which ZooKeeper
-			// sends as a null one; the Java client waits for exactly that
-			// before it counts the login as finished.
-			challenge = nil
-		}
 	}
 	return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{Token: challenge})
 }

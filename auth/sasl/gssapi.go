@@ -336,7 +336,7 @@ func (s *gssServer) chooseLayer(tok []byte) ([]byte, bool, error) {
 	s.authzID = s.authorizationID()
 	s.key = types.EncryptionKey{}
 	s.state = gssDone
-	return []byte{}, true, nil
+	return nil, true, nil // no token: the JDK's null, which ZooKeeper's client waits for
 }
 
 // authorizationID is the client's principal as ZooKeeper's

@@ -8,8 +8,10 @@ type Server interface {
 	Mechanism() string
 	// Step takes the client's token and returns the next challenge; done
 	// is true once authentication succeeded (the last challenge, for
-	// DIGEST-MD5 rspauth=..., must still be sent to the client). Any call
-	// after an error or after done returns ErrAuthFailed.
+	// DIGEST-MD5 rspauth=..., must still be sent to the client). A nil
+	// challenge is no token at all, which ZooKeeper sends as a null one
+	// and its Java client tells apart from an empty one. Any call after an
+	// error or after done returns ErrAuthFailed.
 	Step(response []byte) (challenge []byte, done bool, err error)
 	// AuthorizationID is the authenticated id once done ("" before).
 	AuthorizationID() string
