@@ -24,15 +24,15 @@ func (d *diskWatch) check(s *Server) {
 }
 
 // diskFullRows are mntr's lines about the log disk.
-func (s *Server) diskFullRows() []mntrRow {
+func (s *Server) diskFullRows() []MonitorRow {
 	st := s.node.DiskState()
 	full := 0
 	if st.Full {
 		full = 1
 	}
-	return []mntrRow{
-		{"zk_disk_full", full},
-		{"zk_zkraft_disk_full_refused_writes", st.Refused},
+	return []MonitorRow{
+		{"disk_full", full},
+		{"zkraft_disk_full_refused_writes", st.Refused},
 	}
 }
 

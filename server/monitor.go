@@ -1,0 +1,119 @@
+package server
+
+import (
+	"fmt"
+	"io"
+	"runtime"
+	"strconv"
+
+	"github.com/zkraft/zkraft/consensus"
+)
+
+// MonitorRow is one of the figures mntr prints and the AdminServer's
+// monitor command and the Prometheus exporter serve. Key is ZooKeeper's
+// metric name without mntr's "zk_" prefix; Value is a string, an integer
+// type or a float64.
+type MonitorRow struct {
+	Key   string
+	Value any
+}
+
+// Monitor returns the server's figures in mntr's order. It takes the
+// tree's read lock once and otherwise reads counters, so it is cheap
+// enough for a scrape every second.
+func (s *Server) Monitor() []MonitorRow {
+	min, avg, max := s.stats.lat.snapshot()
+	nodes, _ := s.nodeCount()
+	var ephemerals, sessions int
+	var dataSize int64
+	s.node.Read(func(st *consensus.State) {
+		ephemerals, dataSize, sessions = st.Tree.EphemeralCount(), st.Tree.ApproximateDataSize(), st.Sessions.Len()
+	})
+	rows := []MonitorRow{
+		{"version", Version + ", built on " + buildStamp},
+		{"server_state", s.mode()},
+		{"avg_latency", avg},
+		{"max_latency", max},
+		{"min_latency", min},
+		{"packets_received", s.stats.packetsIn.Load()},
+		{"packets_sent", s.stats.packetsOut.Load()},
+		{"num_alive_connections", len(s.sessionConns())},
+		{"outstanding_requests", s.outstanding()},
+		{"uptime", s.clock.Now().Sub(s.started).Milliseconds()},
+		{"znode_count", nodes},
+		{"watch_count", s.watches.count()},
+		{"ephemerals_count", ephemerals},
+		{"approximate_data_size", dataSize},
+		{"global_sessions", sessions},
+		{"local_sessions", 0},
+		{"open_file_descriptor_count", openFDs()},
+		{"max_file_descriptor_count", maxFDs()},
+		{"connection_drop_probability", 0.0},
+		{"epoch", s.node.Epoch()},
+		{"goroutines", runtime.NumGoroutine()},
+	}
+	rows = append(rows, s.diskFullRows()...)
+	rows = append(rows, s.peerRows()...)
+	if s.mode() == "leader" {
+		m := s.node.Members()
+		rows = append(rows, []MonitorRow{
+			{"learners", m.Followers + m.Observers},
+			{"synced_followers", m.SyncedFollowers},
+			{"synced_non_voting_followers", 0},
+			{"synced_observers", m.SyncedObservers},
+			{"pending_syncs", 0},
+		}...)
+	}
+	return rows
+}
+
+// writeMntr prints Monitor as mntr does: "zk_<key>\t<value>" per line.
+func (s *Server) writeMntr(w io.Writer) {
+	for _, r := range s.Monitor() {
+		fmt.Fprintf(w, "zk_%s\t%s\n", r.Key, FormatMonitorValue(r.Value))
+	}
+}
+
+// FormatMonitorValue prints a monitor value as ZooKeeper's Java code
+// prints it: floats always with a fraction ("0.0", "2.5"), everything
+// else in its plain form.
+func FormatMonitorValue(v any) string {
+	f, ok := v.(float64)
+	if !ok {
+		return fmt.Sprint(v)
+	}
+	out := strconv.FormatFloat(f, 'f', -1, 64)
+	for _, c := range out {
+		if c == '.' || c == 'N' || c == 'I' {
+			return out
+		}
+	}
+	return out + ".0"
+}
+
+// peerRows are the monitor rows every member of an ensemble shows, and a
+// standalone server does not: its ZAB peer state, the quorum size, and
+// on the leader how long it has led (ms).
+func (s *Server) peerRows() []MonitorRow {
+	state, ok := peerStates[s.mode()]
+	if !ok {
+		return nil
+	}
+	rows := []MonitorRow{{"peer_state", state}, {"quorum_size", s.node.Voters()}}
+	if up, leading := s.leaderUptime(); leading {
+		rows = append(rows, MonitorRow{"leader_uptime", up.Milliseconds()})
+	}
+	return rows
+}
+
+// peerStates maps a role to ZooKeeper's "state - ZAB phase". A member
+// with a leader is in ZAB's broadcast phase; one without is electing
+// (ZooKeeper's read-only server is LOOKING too).
+var peerStates = map[string]string{
+	"leader":    "leading - broadcast",
+	"follower":  "following - broadcast",
+	"observer":  "observing - broadcast",
+	"looking":   "looking - election",
+	"read-only": "looking - election",
+	"removed":   "looking - election",
+}
