@@ -81,6 +81,9 @@ type Config struct {
 	ForceSync bool
 	// ReadOnlyMode enables read-only mode (readonlymode.enabled).
 	ReadOnlyMode bool
+	// Metrics is the metricsProvider.* configuration: whether and where
+	// cmd/zkserver serves Prometheus's /metrics (see config_metrics.go).
+	Metrics MetricsProvider
 	// Ignored lists, in file order, the keys that were accepted but have no
 	// effect: recognised ZooKeeper keys zkraft does not implement, and
 	// unknown keys. The caller should warn about them.
@@ -171,6 +174,7 @@ func zooDefaults() Config {
 		SessionlessCnxnTimeout: DefaultSessionlessCnxnTimeout,
 		ClientOutputLimit:      DefaultClientOutputLimit,
 		TotalClientOutputLimit: DefaultTotalClientOutputLimit,
+		Metrics:                defaultMetricsProvider(),
 	}
 }
 
@@ -407,6 +411,12 @@ func (p *cfgParser) apply(pr property) error {
 	key := canonicalKey(pr.key)
 	p.lines[key] = pr.line
 	if handled, err := p.applySecurity(securityKey(key), pr.value); handled {
+		if err != nil {
+			return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
+		}
+		return nil
+	}
+	if handled, err := p.applyMetrics(key, pr.value); handled {
 		if err != nil {
 			return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
 		}

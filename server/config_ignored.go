@@ -51,8 +51,7 @@ var zkUnsupportedKeys = []string{
 	"dynamicConfigFile", "autopurge.purgeInterval",
 	"quorum.auth.learner.saslLoginContext", "quorum.auth.server.saslLoginContext",
 	"quorum.auth.kerberos.servicePrincipal", "multiAddress.reachabilityCheckTimeoutMs",
-	"oraclePath", "metricsProvider.className", "metricsProvider.httpPort",
-	"metricsProvider.httpHost", "metricsProvider.exportJvmInfo", "serverCnxnFactory",
+	"oraclePath", "serverCnxnFactory",
 	"jvm.pause.info-threshold.ms", "jvm.pause.warn-threshold.ms", "jvm.pause.sleep.time.ms",
 	"jvm.pause.monitor", "audit.enable", "preAllocSize", "snapshot.trust.empty",
 	"commitLogCount", "maxCnxns", "fsync.warningthresholdms", "globalOutstandingLimit",
@@ -82,6 +81,9 @@ var knownKeys = func() []string {
 		all = append(all, k)
 	}
 	for k := range ignoredChecks {
+		all = append(all, k)
+	}
+	for k := range metricsKeyHandlers {
 		all = append(all, k)
 	}
 	all = append(all, zkUnsupportedKeys...)

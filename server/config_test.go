@@ -205,7 +205,7 @@ func TestParseConfigIgnored(t *testing.T) {
 	c, err := parseCfg(`clientPort=2181
 autopurge.snapRetainCount=3
 autopurge.purgeInterval=1
-metricsProvider.className=org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider
+metricsProvider.numWorkerThreads=1
 forceSync=no
 zookeeper.skipACL=yes
 electionAlg=3
@@ -213,7 +213,7 @@ frobnicate=12
 `)
 	require.NoError(t, err)
 	require.Equal(t, []string{
-		"autopurge.purgeInterval", "metricsProvider.className",
+		"autopurge.purgeInterval", "metricsProvider.numWorkerThreads",
 		"zookeeper.skipACL", "electionAlg", "frobnicate",
 	}, c.Ignored)
 	require.Equal(t, 3, c.SnapRetainCount)
@@ -413,7 +413,7 @@ func TestParseConfigIgnoredKeys(t *testing.T) {
 	c, err := parseCfg(`clientPort=2181
 autopurge.purgeInterval=1
 tickTme=2000
-metricsProvider.className=x
+metricsProvider.maxQueueSize=10
 frobnicate=12
 zookeeper.skipACL=yes
 clientport=2181
@@ -428,7 +428,7 @@ syncLimt=5
 	require.Equal(t, []string{
 		"zoo.cfg:2: autopurge.purgeInterval: ignored: not supported by zkraft",
 		"zoo.cfg:3: tickTme: ignored: unknown key (did you mean tickTime?)",
-		"zoo.cfg:4: metricsProvider.className: ignored: not supported by zkraft",
+		"zoo.cfg:4: metricsProvider.maxQueueSize: ignored: not supported by zkraft",
 		"zoo.cfg:5: frobnicate: ignored: unknown key",
 		"zoo.cfg:6: zookeeper.skipACL: ignored: not supported by zkraft",
 		"zoo.cfg:7: clientport: ignored: unknown key (did you mean clientPort?)",
