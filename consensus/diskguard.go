@@ -13,6 +13,7 @@ import (
 	"github.com/hashicorp/raft"
 	wal "github.com/hashicorp/raft-wal"
 
+	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -144,6 +145,10 @@ type diskGuard struct {
 	// restores its timeouts (off), so a member with room wins the
 	// elections its step-down causes.
 	slowElections func(on bool)
+
+	// fsyncTime records each append's store-and-sync time (fsynctime);
+	// nil when appends are not synced (forceSync=no).
+	fsyncTime *metrics.Summary
 
 	full    atomic.Bool
 	since   atomic.Int64 // unix nanoseconds
@@ -279,7 +284,12 @@ func (g *diskGuard) storeOnce(logs []*raft.Log) error {
 	if err := g.faults.err(); err != nil {
 		return err
 	}
-	return g.with(func(st *stores) error { return st.logs.StoreLogs(logs) })
+	start := time.Now()
+	err := g.with(func(st *stores) error { return st.logs.StoreLogs(logs) })
+	if err == nil && g.fsyncTime != nil {
+		g.fsyncTime.ObserveSince(start)
+	}
+	return err
 }
 
 // StoreLogs implements raft.LogStore; see the top of this file.

@@ -147,6 +147,7 @@ func (fs *forwardServer) handle(nc net.Conn) {
 				refusing = true
 				replies <- fwdReply{seq: seq, code: fwdRefused}
 			} else {
+				fs.n.metrics.proposed(len(cmd))
 				replies <- fwdReply{seq: seq, fut: fs.n.raft.Apply(cmd, 0)}
 			}
 		case fwdTouch:

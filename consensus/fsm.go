@@ -8,6 +8,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -64,6 +65,12 @@ type fsm struct {
 	// durable, when set, waits until the local log holds an index on
 	// disk and reports whether it does (see leaderappend.go).
 	durable func(index uint64) bool
+	// commits, when set, hears how many commands each batch applied
+	// (commit_count); snapshotTime times Persist; restoreTook is the
+	// duration of the last Restore (startup_snap_load_time).
+	commits      func(n int)
+	snapshotTime *metrics.Summary
+	restoreTook  atomic.Int64
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
@@ -115,6 +122,9 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		}
 	}
 	f.mu.Unlock()
+	if f.commits != nil {
+		f.commits(commands(logs))
+	}
 	if len(logs) > 0 {
 		f.appliedIndex.Store(logs[len(logs)-1].Index)
 		if f.snaps != nil {
@@ -212,4 +222,15 @@ func (n *Node) ConfigVersion() int64 {
 	n.fsm.mu.RLock()
 	defer n.fsm.mu.RUnlock()
 	return n.fsm.configVersion
+}
+
+// commands counts the command entries of a batch.
+func commands(logs []*raft.Log) int {
+	n := 0
+	for _, l := range logs {
+		if l.Type == raft.LogCommand {
+			n++
+		}
+	}
+	return n
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/hashicorp/raft"
 
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/session"
 )
 
@@ -75,6 +76,10 @@ type Config struct {
 	// MembershipTime is the mtime (ms) of /zookeeper/config when an
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
+	// Metrics is the server's metric set, in which the node registers
+	// ZooKeeper's consensus metrics (commit_count, election_time, ...);
+	// nil keeps them in a set of the node's own.
+	Metrics *metrics.Set
 	// LinkTimeout bounds how long a link between servers may stall: a
 	// Raft connection whose first byte, or a forwarding connection whose
 	// next frame, does not arrive within it is closed, and a forwarding
@@ -127,6 +132,10 @@ type Node struct {
 	epochSync epochSync
 	// background counts goroutines Close waits for.
 	background sync.WaitGroup
+	// metrics are ZooKeeper's consensus metrics; stopElections stops
+	// their election watch (nil standalone).
+	metrics       *nodeMetrics
+	stopElections func()
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -136,17 +145,24 @@ type Node struct {
 // node is leading when Start returns; an ensemble member may still be
 // looking for a quorum (see HasLeader).
 func Start(ctx context.Context, cfg Config) (*Node, error) {
+	began := time.Now()
 	rc := raftConfig(cfg)
 	st, err := openStores(cfg.Storage, len(cfg.Peers) == 0, rc.Logger, cfg.Logger)
 	if err != nil {
 		return nil, err
+	}
+	nm := newNodeMetrics(cfg.Metrics)
+	if st.guard != nil && !cfg.Storage.NoSync {
+		st.guard.fsyncTime = nm.fsyncTime
 	}
 	if cfg.OnDamage != nil {
 		dataDir := cfg.Storage.DataDir
 		st.setOnDamage(func(err error) { cfg.OnDamage(stopDamaged(err, dataDir)) })
 	}
 	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network,
-		leaderKnown: newAppliedSignal()}
+		leaderKnown: newAppliedSignal(), metrics: nm}
+	n.fsm.snapshotTime = nm.snapshotTime
+	n.fsm.commits = n.countCommits
 	if n.network == nil {
 		n.network = TCP{}
 	}
@@ -175,6 +191,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, st.snaps, n.transport)
 	}
 	if err == nil {
+		n.startupTimes(cfg.Storage.Durable(), began)
 		n.raftRef.Store(n.raft)
 		n.timeouts = newTimeouts(n.raft, rc.LocalID, rc.LeaderLeaseTimeout)
 		st.bind(n.raft, n.timeouts.slowDown)
@@ -197,6 +214,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.discardFresh()
 		return nil, err
 	}
+	n.metrics.startLooking(began)
+	n.stopElections = n.watchElections()
 	return n, nil
 }
 
@@ -230,6 +249,9 @@ func raftConfig(cfg Config) *raft.Config {
 	// reconfig can add it back (Raft would shut a removed leader down for
 	// good, leaving a server that answers nothing until restarted).
 	rc.ShutdownOnRemove = false
+	// Raft's metrics carry the peer as a label only (raft_replication_*
+	// {peer_id=...}), not also in per-peer names.
+	rc.NoLegacyTelemetry = true
 	if cfg.SnapshotThreshold > 0 {
 		rc.SnapshotThreshold = uint64(cfg.SnapshotThreshold)
 	}
@@ -387,6 +409,10 @@ type Future struct {
 	err     error
 	waiters *waitRegistry // with seq: forgotten when the proposal failed
 	seq     uint64
+	// proposed is when a leader appended it; latency records the time to
+	// its commit (proposal_latency).
+	proposed time.Time
+	latency  *metrics.Summary
 }
 
 // Wait blocks until this node has applied the proposal and returns the
@@ -401,6 +427,7 @@ func (p *Future) Wait() (*Applied, error) {
 			p.waiters.cancel(p.seq)
 			return nil, mapRaftError(err)
 		}
+		p.latency.ObserveSince(p.proposed)
 		a, ok := p.raftFut.Response().(*Applied)
 		if !ok {
 			return nil, ErrShutdown // not applied: the node closed first
@@ -426,8 +453,9 @@ func (n *Node) ProposeAsync(cmd *Command) *Future {
 	cmd.Origin, cmd.Seq = n.fsm.self, seq
 	data := encodeCommand(cmd)
 	if lead {
+		n.metrics.proposed(len(data))
 		f := n.raft.Apply(data, 0)
-		return &Future{raftFut: f, waiters: n.fsm.waiters, seq: seq}
+		return &Future{raftFut: f, waiters: n.fsm.waiters, seq: seq, proposed: time.Now(), latency: n.metrics.proposalLat}
 	}
 	if err := n.fwdCli.propose(seq, data); err != nil {
 		n.fsm.waiters.deliver(seq, outcome{err: err})
@@ -625,6 +653,9 @@ func (n *Node) Stats() map[string]string { return n.raft.Stats() }
 func (n *Node) Close() error {
 	if n.stopWatch != nil {
 		n.stopWatch()
+	}
+	if n.stopElections != nil {
+		n.stopElections()
 	}
 	if n.fwdSrv != nil {
 		n.fwdSrv.close()

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/hashicorp/raft"
 
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -57,7 +59,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	if f.snaps != nil {
 		f.snaps.taken(f.appliedIndex.Load())
 	}
-	s := &snapshot{lock: f.mu.RLocker(), exclusive: &f.mu}
+	s := &snapshot{lock: f.mu.RLocker(), exclusive: &f.mu, took: f.snapshotTime}
 	var e wire.Encoder
 	e.Long(int64(f.term))
 	e.Int(int32(f.counter))
@@ -77,6 +79,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 // state before taking the lock to swap it in.
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
+	defer func(start time.Time) { f.restoreTook.Store(int64(time.Since(start))) }(time.Now())
 	var head [headerLen]byte
 	if _, err := io.ReadFull(rc, head[:4]); err != nil {
 		return fmt.Errorf("consensus: read snapshot: %w", err)
@@ -172,12 +175,18 @@ type snapshot struct {
 	// exclusive is the FSM's lock, held to close the view.
 	lock      sync.Locker
 	exclusive sync.Locker
+	// took records how long Persist took (ZooKeeper's snapshottime); nil
+	// records nothing.
+	took *metrics.Summary
 }
 
 // Persist implements raft.FSMSnapshot: it encodes the tree's view, then
 // writes the header and the state, chunk by chunk, each released once
 // written. The sink is written with no lock held.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
+	if s.took != nil {
+		defer s.took.ObserveSince(time.Now())
+	}
 	err := s.encode()
 	if err == nil {
 		var head [headerLen]byte

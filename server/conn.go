@@ -194,6 +194,7 @@ func (c *conn) readRequests() readOutcome {
 		}
 		c.cstats.received()
 		c.srv.stats.received()
+		c.srv.m.bytesReceived.Add(int64(len(frame)) + 4)
 		p := c.dispatch(frame)
 		if p == nil {
 			continue
@@ -283,6 +284,7 @@ func (c *conn) armHandshakeTimer() {
 			c.srv.log.Info("closing connection that has no session after sessionlessCnxnTimeout",
 				"remote", c.nc.RemoteAddr().String(), "timeout", limit,
 				"raise_with", "zookeeper.nio.sessionlessCnxnTimeout (ms)")
+			c.srv.m.sessionlessExpired.Inc()
 			c.close()
 		}
 	})
@@ -327,6 +329,7 @@ func (c *conn) handshake(br requestReader) bool {
 		return false
 	}
 	c.srv.stats.received()
+	c.srv.m.bytesReceived.Add(int64(len(payload)) + 4)
 	return c.srv.connect(c, &req)
 }
 
@@ -364,15 +367,19 @@ const maxPooledOutput = 256 << 10
 // more replies follow.
 const flushAt = 64 << 10
 
-// appendReply appends one reply frame.
-func (o *output) appendReply(hdr *wire.ReplyHeader, body wire.Record) {
+// appendReply appends one reply frame and returns its size without the
+// length prefix (what ZooKeeper counts as a response's bytes).
+func (o *output) appendReply(hdr *wire.ReplyHeader, body wire.Record) int64 {
 	if o.buf == nil {
 		o.buf = outBuffers.Get().(*[]byte)
 	}
+	before := len(*o.buf)
 	*o.buf = wire.AppendReply(*o.buf, hdr, body)
+	n := int64(len(*o.buf) - before - 4)
 	if len(*o.buf) >= flushAt {
 		o.write()
 	}
+	return n
 }
 
 // write sends what is buffered and keeps the buffer. It never waits for
@@ -497,9 +504,13 @@ func (c *conn) writeReply(r *reply) {
 	for _, ev := range r.preEvents {
 		c.appendEvent(ev)
 	}
-	c.out.appendReply(&r.hdr, r.body)
+	n := c.out.appendReply(&r.hdr, r.body)
 	c.cstats.sent(r.hdr.Zxid, r.latency)
 	c.srv.stats.sent(r.latency)
+	m := c.srv.m
+	m.responseBytes.Add(n)
+	m.responseSize.add(n)
+	m.observeReply(r)
 }
 
 // writeEvents writes the queued watch events; the caller holds out.mu.
@@ -512,7 +523,7 @@ func (c *conn) writeEvents() {
 func (c *conn) appendEvent(ev event) {
 	hdr := wire.ReplyHeader{Xid: wire.XidNotification, Zxid: notificationZxid}
 	body := wire.WatcherEvent{Type: ev.typ, State: wire.StateSyncConnected, Path: ev.path}
-	c.out.appendReply(&hdr, &body)
+	c.srv.m.watchBytes.Add(c.out.appendReply(&hdr, &body))
 	c.srv.stats.sent(0)
 }
 

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/metrics"
 )
 
 // MonitorRow is one of the figures mntr prints and the AdminServer's
@@ -18,11 +19,31 @@ type MonitorRow struct {
 	Value any
 }
 
-// Monitor returns the server's figures in mntr's order. It takes the
-// tree's read lock once and otherwise reads counters, so it is cheap
-// enough for a scrape every second.
+// Monitor returns the server's figures in mntr's order: MonitorGauges,
+// then the metric set (Metrics) expanded as ZooKeeper's default metrics
+// provider prints it (counters, then avg_/min_/max_/cnt_/sum_ and p50_...
+// of each summary).
 func (s *Server) Monitor() []MonitorRow {
+	rows := s.MonitorGauges()
+	for _, f := range s.metricSet.Figures() {
+		rows = append(rows, MonitorRow{f.Key, f.Value})
+	}
+	return rows
+}
+
+// Metrics returns the server's counters and summaries, ZooKeeper's
+// ServerMetrics, which Monitor expands and the Prometheus exporter
+// serves with their types.
+func (s *Server) Metrics() *metrics.Set { return s.metricSet }
+
+// MonitorGauges returns the figures of mntr that are gauges: ZooKeeper's
+// registered gauges (and zkraft's own: epoch, goroutines, disk state),
+// leader-only ones only on the leader. It takes the tree's read lock once
+// and otherwise reads counters, so it is cheap enough for a scrape every
+// second.
+func (s *Server) MonitorGauges() []MonitorRow {
 	min, avg, max := s.stats.lat.snapshot()
+	last, minSize, maxSize := s.m.responseSize.values()
 	nodes, _ := s.nodeCount()
 	var ephemerals, sessions int
 	var dataSize int64
@@ -49,6 +70,13 @@ func (s *Server) Monitor() []MonitorRow {
 		{"open_file_descriptor_count", openFDs()},
 		{"max_file_descriptor_count", maxFDs()},
 		{"connection_drop_probability", 0.0},
+		{"last_client_response_size", last},
+		{"min_client_response_size", minSize},
+		{"max_client_response_size", maxSize},
+		{"outstanding_tls_handshake", 0},
+		{"auth_failed_count", s.m.authFailed.Load()},
+		{"non_mtls_remote_conn_count", 0},
+		{"non_mtls_local_conn_count", 0},
 		{"epoch", s.node.Epoch()},
 		{"goroutines", runtime.NumGoroutine()},
 	}
@@ -56,12 +84,16 @@ func (s *Server) Monitor() []MonitorRow {
 	rows = append(rows, s.peerRows()...)
 	if s.mode() == "leader" {
 		m := s.node.Members()
+		last, minSize, maxSize := s.node.ProposalSizes()
 		rows = append(rows, []MonitorRow{
 			{"learners", m.Followers + m.Observers},
 			{"synced_followers", m.SyncedFollowers},
 			{"synced_non_voting_followers", 0},
 			{"synced_observers", m.SyncedObservers},
 			{"pending_syncs", 0},
+			{"last_proposal_size", last},
+			{"min_proposal_size", minSize},
+			{"max_proposal_size", maxSize},
 		}...)
 	}
 	return rows

@@ -25,6 +25,7 @@ func sessionOps() map[wire.Op]handler {
 // a reconnect must name a live session with its password. It reports
 // whether the connection continues.
 func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
+	s.m.connectionRequests.Inc()
 	if !s.node.HasLeader() {
 		// Not part of a working quorum: ZooKeeper serves only read-only
 		// clients then, and only with readonlymode.enabled.
@@ -232,6 +233,7 @@ func (s *Server) expireSession(id int64) {
 	go func() {
 		defer s.wg.Done()
 		s.log.Info("expiring session", "session", sessionHex(id))
+		s.m.staleSessionsExpired.Inc()
 		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
 		_, err := s.node.Propose(s.life, cmd)
 		if errors.Is(err, consensus.ErrDiskFull) {
@@ -249,7 +251,10 @@ func (s *Server) expireSession(id int64) {
 // it queues watch events and ends the connections of closed sessions.
 func (s *Server) onApply(a *consensus.Applied) {
 	for _, ev := range a.Result.Events {
-		s.watches.trigger(ev)
+		s.m.watchersFired(ev.Type, s.watches.trigger(ev))
+	}
+	if a.Result.Err == nil && a.Command.Txn != nil {
+		s.m.appliedWrites(a.Command.Txn.Body)
 	}
 	t := s.currentTracker()
 	switch a.Command.Kind {
@@ -320,6 +325,7 @@ func handleAuth(c *conn, xid int32, req wire.Record) *pending {
 
 // authFailed answers AUTHFAILED and closes the connection, as ZooKeeper.
 func authFailed(c *conn, xid int32) *pending {
+	c.srv.m.authFailed.Add(1)
 	p := c.finalError(xid, wire.CodeAuthFailed, authReplyZxid)
 	p.op = wire.OpAuth
 	return p

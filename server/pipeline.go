@@ -77,6 +77,8 @@ type reply struct {
 	closeAfter bool
 	skip       bool // nothing to write (e.g. the session closed)
 	latency    time.Duration
+	done       time.Time // when latency was taken
+	write      bool      // a write's reply: updatelatency, not readlatency
 }
 
 // decoders lends dispatch its request decoder: a decoder per connection
@@ -209,6 +211,7 @@ func (c *conn) runRead(h *handler, p *pending) *reply {
 		var withBody *replyError
 		if r.hdr.Err = wire.CodeOf(err); err == nil {
 			r.body = body
+			c.srv.m.readResult(p.req, body, p.start)
 		} else if errors.As(err, &withBody) {
 			r.body = withBody.body
 		}
@@ -235,7 +238,9 @@ func (c *conn) complete(p *pending) *reply {
 	case p.fut != nil:
 		r = c.completeWrite(p)
 	}
-	r.latency = time.Since(p.start)
+	r.done = time.Now()
+	r.latency = r.done.Sub(p.start)
+	r.write = p.fut != nil
 	if p.dropReply {
 		r = &reply{skip: true}
 	}
@@ -260,6 +265,7 @@ func (c *conn) completeWrite(p *pending) *reply {
 	}
 	r := &p.r
 	r.hdr = wire.ReplyHeader{Xid: p.xid, Zxid: a.Zxid, Err: wire.CodeOf(a.Result.Err)}
+	c.srv.m.localWriteCommitted.ObserveSince(p.start)
 	if a.Result.Err == nil && p.respond != nil {
 		r.body = p.respond(p.req, &a.Result)
 	}

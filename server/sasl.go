@@ -179,6 +179,7 @@ func (c *conn) saslFailed(xid int32, err error) *pending {
 	if sec.AllowSASLFailedClients && !required {
 		return readyReply(xid, wire.OpSASL, authReplyZxid, &wire.SASLResponse{})
 	}
+	c.srv.m.authFailed.Add(1)
 	code := wire.CodeAuthFailed
 	if required {
 		code = wire.CodeSessionClosedRequireSASL

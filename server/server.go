@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -95,6 +96,11 @@ type Server struct {
 	// outputHeld is the bytes of replies all connections hold unsent
 	// (backlog), bounded by TotalClientOutputLimit.
 	outputHeld atomic.Int64
+
+	// metricSet is ZooKeeper's ServerMetrics for this server (server and
+	// consensus register in it); m is the server's part of it.
+	metricSet *metrics.Set
+	m         *serverMetrics
 }
 
 // New returns a server for cfg; Start makes it listen.
@@ -112,7 +118,9 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		done:      make(chan struct{}),
 		parkAfter: parkAfter,
 		schemes:   datatree.NewSchemes(cfg.aclSchemes()),
+		metricSet: metrics.NewSet(),
 	}
+	s.m = newServerMetrics(s.metricSet)
 	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
@@ -180,6 +188,7 @@ func (s *Server) Start(ctx context.Context) error {
 		SnapshotThreshold: s.cfg.SnapCount,
 		Network:           s.network,
 		MembershipTime:    s.clock.Now().UnixMilli(),
+		Metrics:           s.metricSet,
 	})
 	if err != nil {
 		ln.Close()

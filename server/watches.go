@@ -110,8 +110,9 @@ func (m *watchManager) clear(t map[string]map[*conn]uint8, c *conn, path string,
 // trigger queues ev on every connection that watches it and may READ the
 // node, once per connection, and drops the one-shot watches that fired
 // (even where the event is withheld, as ZooKeeper does). It runs under the
-// state write lock, so it never blocks.
-func (m *watchManager) trigger(ev datatree.Event) {
+// state write lock, so it never blocks. It returns how many connections'
+// watches fired.
+func (m *watchManager) trigger(ev datatree.Event) (fired int) {
 	m.mu.Lock()
 	targets := make(map[*conn]struct{})
 	switch ev.Type {
@@ -131,6 +132,7 @@ func (m *watchManager) trigger(ev datatree.Event) {
 			c.events.push(event{typ: ev.Type, path: ev.Path})
 		}
 	}
+	return len(targets)
 }
 
 // notificationZxid is the zxid in every notification header: ZooKeeper 3.8
