@@ -26,6 +26,11 @@
 // Go's default of the whole live heap (internal/gctune). GOGC=100 restores
 // Go's default.
 //
+// With metricsProvider.className set to ZooKeeper's
+// org.apache.zookeeper.metrics.prometheus.PrometheusMetricsProvider, it
+// serves Prometheus metrics at http://metricsProvider.httpHost:httpPort/metrics
+// (default 0.0.0.0:7000; package metrics/exporter, docs/metrics.md).
+//
 // The -pprof flag (before the zoo.cfg) turns on a debug HTTP listener on
 // host:port; it is off by default. It serves:
 //

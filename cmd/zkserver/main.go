@@ -15,6 +15,7 @@ import (
 
 	"github.com/zkraft/zkraft/auth/jaas"
 	"github.com/zkraft/zkraft/internal/gctune"
+	"github.com/zkraft/zkraft/metrics/exporter"
 	"github.com/zkraft/zkraft/server"
 )
 
@@ -89,9 +90,30 @@ func run(args []string, stderr io.Writer) error {
 		}
 		return err
 	}
+	stopMetrics, err := startMetrics(cfg.Metrics, srv, log)
+	if err != nil {
+		srv.Shutdown()
+		return err
+	}
+	defer stopMetrics()
 	<-ctx.Done()
 	log.Info("shutting down")
 	return srv.Shutdown()
+}
+
+// startMetrics serves /metrics when zoo.cfg names ZooKeeper's Prometheus
+// provider; a port that cannot be opened stops the start, as it stops
+// ZooKeeper's.
+func startMetrics(m server.MetricsProvider, srv *server.Server, log *slog.Logger) (stop func(), err error) {
+	if !m.Prometheus() {
+		return func() {}, nil
+	}
+	exp, err := exporter.Start(srv, exporter.Config{Addr: m.Addr(), ExportRuntime: m.ExportJvmInfo, Logger: log})
+	if err != nil {
+		return nil, fmt.Errorf("metricsProvider: %w", err)
+	}
+	log.Info("metrics listening", "addr", exp.Addr().String(), "path", exporter.Path, "runtime", m.ExportJvmInfo)
+	return func() { exp.Close() }, nil
 }
 
 // exitDamaged stops the process with one line when the log turns out
