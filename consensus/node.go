@@ -162,6 +162,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n := &Node{fsm: newFSM(cfg.Tree, cfg.Hook, cfg.ServerID), stores: st, self: rc.LocalID, peers: map[raft.ServerID]Peer{}, network: cfg.Network,
 		leaderKnown: newAppliedSignal(), metrics: nm}
 	n.fsm.snapshotTime = nm.snapshotTime
+	n.fsm.waiters.proposalLatency = nm.proposalLat
 	n.fsm.commits = n.countCommits
 	if n.network == nil {
 		n.network = TCP{}
@@ -409,10 +410,9 @@ type Future struct {
 	err     error
 	waiters *waitRegistry // with seq: forgotten when the proposal failed
 	seq     uint64
-	// proposed is when a leader appended it; latency records the time to
-	// its commit (proposal_latency).
-	proposed time.Time
-	latency  *metrics.Summary
+	// proposed is when a leader appended it (unix ns), for
+	// waiters.proposalLatency.
+	proposed int64
 }
 
 // Wait blocks until this node has applied the proposal and returns the
@@ -427,7 +427,8 @@ func (p *Future) Wait() (*Applied, error) {
 			p.waiters.cancel(p.seq)
 			return nil, mapRaftError(err)
 		}
-		p.latency.ObserveSince(p.proposed)
+		now := time.Now()
+		p.waiters.proposalLatency.ObserveAt(now.Sub(time.Unix(0, p.proposed)).Milliseconds(), now)
 		a, ok := p.raftFut.Response().(*Applied)
 		if !ok {
 			return nil, ErrShutdown // not applied: the node closed first
@@ -455,7 +456,7 @@ func (n *Node) ProposeAsync(cmd *Command) *Future {
 	if lead {
 		n.metrics.proposed(len(data))
 		f := n.raft.Apply(data, 0)
-		return &Future{raftFut: f, waiters: n.fsm.waiters, seq: seq, proposed: time.Now(), latency: n.metrics.proposalLat}
+		return &Future{raftFut: f, waiters: n.fsm.waiters, seq: seq, proposed: time.Now().UnixNano()}
 	}
 	if err := n.fwdCli.propose(seq, data); err != nil {
 		n.fsm.waiters.deliver(seq, outcome{err: err})

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/zkraft/zkraft/metrics"
 )
 
 // outcome is what a proposal's waiter receives: the local apply, or why
@@ -32,6 +34,10 @@ type waitRegistry struct {
 	seq    uint64
 	m      map[uint64]waiter
 	closed bool // failAll ran: nothing registers any more
+	// proposalLatency records, for the proposals this node appended as
+	// leader, the time to their commit (proposal_latency); it lives here
+	// rather than in each Future to keep a Future at 64 bytes.
+	proposalLatency *metrics.Summary
 }
 
 func newWaitRegistry() *waitRegistry {

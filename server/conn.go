@@ -510,7 +510,6 @@ func (c *conn) writeReply(r *reply) {
 	m := c.srv.m
 	m.responseBytes.Add(n)
 	m.responseSize.add(n)
-	m.observeReply(r)
 }
 
 // writeEvents writes the queued watch events; the caller holds out.mu.

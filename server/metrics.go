@@ -58,17 +58,13 @@ func newServerMetrics(set *metrics.Set) *serverMetrics {
 	return m
 }
 
-// observeReply records a reply's latency (ZooKeeper's ServerStats:
-// updatelatency for transactions, readlatency for everything else).
-func (m *serverMetrics) observeReply(r *reply) {
-	if r.done.IsZero() || r.latency < 0 {
-		return
-	}
-	ms := r.latency.Milliseconds()
-	if r.write {
-		m.updateLatency.ObserveAt(ms, r.done)
+// observeLatency records a request's latency, taken at now (ZooKeeper's
+// ServerStats: updatelatency for transactions, readlatency for the rest).
+func (m *serverMetrics) observeLatency(write bool, d time.Duration, now time.Time) {
+	if write {
+		m.updateLatency.ObserveAt(d.Milliseconds(), now)
 	} else {
-		m.readLatency.ObserveAt(ms, r.done)
+		m.readLatency.ObserveAt(d.Milliseconds(), now)
 	}
 }
 

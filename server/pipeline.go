@@ -77,8 +77,6 @@ type reply struct {
 	closeAfter bool
 	skip       bool // nothing to write (e.g. the session closed)
 	latency    time.Duration
-	done       time.Time // when latency was taken
-	write      bool      // a write's reply: updatelatency, not readlatency
 }
 
 // decoders lends dispatch its request decoder: a decoder per connection
@@ -238,9 +236,9 @@ func (c *conn) complete(p *pending) *reply {
 	case p.fut != nil:
 		r = c.completeWrite(p)
 	}
-	r.done = time.Now()
-	r.latency = r.done.Sub(p.start)
-	r.write = p.fut != nil
+	now := time.Now()
+	r.latency = now.Sub(p.start)
+	c.srv.m.observeLatency(p.fut != nil, r.latency, now)
 	if p.dropReply {
 		r = &reply{skip: true}
 	}
