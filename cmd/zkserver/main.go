@@ -75,6 +75,12 @@ func run(args []string, stderr io.Writer) error {
 		}
 		defer stopDebug()
 	}
+	if cfg.Metrics.Prometheus() {
+		// Before the start, so that raft_* sees the first election.
+		if err := exporter.InstallRaftMetrics(); err != nil {
+			return fmt.Errorf("metricsProvider: %w", err)
+		}
+	}
 	srv, err := server.New(cfg, server.WithLogger(log), server.WithOnDamage(exitDamaged))
 	if err != nil {
 		return err

@@ -27,6 +27,15 @@ var raftSink struct {
 	err  error
 }
 
+// InstallRaftMetrics installs the process's go-metrics sink now, so that
+// the raft_* events of a server's start (its first election's
+// raft_state_* counters) are kept; Start installs it otherwise. It is
+// idempotent.
+func InstallRaftMetrics() error {
+	_, err := raftCollector()
+	return err
+}
+
 // raftCollector returns the process's go-metrics sink, installing it as
 // armon/go-metrics' global sink on first use. Hostname prefixes and
 // go-metrics' own runtime figures are off: Go's collector covers those.
