@@ -8,10 +8,10 @@
 // (metrics/exporter) reads the same objects through Each.
 //
 // Recording is cheap enough for the request path: a Counter is one atomic
-// add; a Summary observation is a few atomic operations and one
-// prometheus.Summary observation (a mutex and an append; the quantile
-// streams are updated in batches).
+// add; a Summary observation is a few atomic adds and compare-and-swaps,
+// its quantiles kept in a lock-free windowed histogram (window.go).
 //
-// The package does no I/O and serves nothing; it must not import server,
+// The package does no I/O, starts no goroutine and serves nothing; it
+// imports only the standard library, and must not import server,
 // consensus or anything that speaks HTTP.
 package metrics

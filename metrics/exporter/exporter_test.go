@@ -5,12 +5,14 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/server"
 )
 
 // checkZooKeeperNames checks every metric of ZooKeeper 3.8 that role
@@ -146,4 +148,28 @@ func TestHTTPBehaviour(t *testing.T) {
 	require.Equal(t, http.StatusNotFound, code)
 	_, err := Start(s.Server, Config{Addr: strings.TrimPrefix(strings.TrimSuffix(url, Path), "http://")})
 	require.ErrorIs(t, err, ErrListen, "a port in use fails the start")
+}
+
+// TestDurableServerTimesDisk checks the disk metrics of a server with a
+// dataDir: fsynctime per log append, snapshottime per snapshot (snapCount
+// 2), dbinittime and, after a restart, startup_snap_load_time.
+func TestDurableServerTimesDisk(t *testing.T) {
+	dir := t.TempDir()
+	durable := integration.WithConfig(func(c *server.Config) {
+		c.DataDir, c.DataLogDir, c.SnapCount = dir, dir, 2
+	})
+	s := integration.StartServer(t, durable)
+	workload(t, s.Addr())
+	fams := scrape(t, startExporter(t, s.Server))
+	require.Positive(t, fams.value(t, "fsynctime"))
+	require.Equal(t, 1.0, fams.value(t, "dbinittime"))
+	url := startExporter(t, s.Server)
+	require.Eventually(t, func() bool { return scrape(t, url).value(t, "snapshottime") > 0 },
+		10*time.Second, 20*time.Millisecond, "snapCount=2 takes snapshots")
+	s.Close()
+
+	again := integration.StartServer(t, durable)
+	fams = scrape(t, startExporter(t, again.Server))
+	require.Equal(t, 1.0, fams.value(t, "startup_snap_load_time"), "the restart loaded the snapshot")
+	require.Equal(t, 1.0, fams.value(t, "dbinittime"), "counted per server, not per process")
 }
