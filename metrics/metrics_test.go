@@ -3,6 +3,7 @@ package metrics
 import (
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 )
@@ -82,11 +83,38 @@ func TestSetRegistersOnce(t *testing.T) {
 	require.True(t, errors.Is(err, ErrKindMismatch), "a level change is a mismatch too")
 }
 
-func BenchmarkSummaryObserve(b *testing.B) {
+// The request path's per-request additions, one goroutine and two:
+//
+//	go test ./metrics -run '^$' -bench . -count 5
+func BenchmarkSummaryObserveAt(b *testing.B) {
 	s := NewSet().Summary("readlatency", Advanced)
+	now := time.Now()
+	for i := 0; i < b.N; i++ {
+		s.ObserveAt(int64(i&7), now)
+	}
+}
+
+func BenchmarkSummaryObserveAtParallel(b *testing.B) {
+	s := NewSet().Summary("readlatency", Advanced)
+	now := time.Now()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			s.Observe(3)
+			s.ObserveAt(3, now)
 		}
 	})
+}
+
+func BenchmarkSummarySetObserveAt(b *testing.B) {
+	s := NewSet().SummarySet("read_per_namespace", Basic)
+	now := time.Now()
+	for i := 0; i < b.N; i++ {
+		s.ObserveAt("app", 100, now)
+	}
+}
+
+func BenchmarkCounterAdd(b *testing.B) {
+	c := NewSet().Counter("response_bytes")
+	for i := 0; i < b.N; i++ {
+		c.Add(16)
+	}
 }
