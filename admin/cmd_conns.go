@@ -2,7 +2,6 @@ package admin
 
 import (
 	"math"
-	"strings"
 
 	"github.com/zkraft/zkraft/server"
 )
@@ -92,7 +91,7 @@ func runServerStats(r *request) Object {
 		{"non_mtlslocal_conn_count", mon.int("non_mtls_local_conn_count", 0)},
 	}
 	o := Object{
-		{"version", server.Version + ", built on " + buildStamp(r.view)},
+		{"version", mon.str("version")},
 		{"read_only", r.view.ReadOnly()},
 		{"server_stats", stats},
 		{"client_response", clientSizes},
@@ -114,22 +113,19 @@ func runStats(r *request) Object {
 	return append(o, Field{"connections", plain}, Field{"secure_connections", secure})
 }
 
-// buildStamp is the "built on" part of the version, as mntr's version
-// row carries it.
-func buildStamp(v View) string {
-	for _, row := range v.Monitor() {
-		if s, ok := row.Value.(string); ok && row.Key == "version" {
-			if _, stamp, found := strings.Cut(s, ", built on "); found {
-				return stamp
-			}
+// monitorValues indexes mntr's rows, to take the figures srvr shares
+// with mntr from the one place they are counted.
+type monitorValues []server.MonitorRow
+
+// str returns row key as a string, "" when mntr has no such row.
+func (m monitorValues) str(key string) string {
+	for _, row := range m {
+		if s, ok := row.Value.(string); ok && row.Key == key {
+			return s
 		}
 	}
 	return ""
 }
-
-// monitorValues indexes mntr's rows, to take the figures srvr shares
-// with mntr from the one place they are counted.
-type monitorValues []server.MonitorRow
 
 // int returns row key as an int64, or def when mntr has no such row.
 func (m monitorValues) int(key string, def int64) int64 {
