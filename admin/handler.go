@@ -23,8 +23,10 @@ type handler struct {
 // NewHandler returns the AdminServer's HTTP handler for v: the commands
 // under opts.CommandURL, the probes at ReadyPath and LivePath, 404
 // elsewhere. It is what Start serves; tests may serve it themselves.
-func NewHandler(v View, opts Options) http.Handler {
-	opts = opts.withDefaults()
+func NewHandler(v View, opts Options) http.Handler { return newHandler(v, opts.withDefaults()) }
+
+// newHandler is NewHandler for opts that have their defaults already.
+func newHandler(v View, opts Options) *handler {
 	return &handler{view: v, opts: opts, backups: newBackupCommands(v, opts)}
 }
 

@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/zkraft/zkraft/server"
@@ -49,10 +50,9 @@ func (o Options) withDefaults() Options {
 	if o.CommandURL == "" {
 		o.CommandURL = server.DefaultAdminCommandURL
 	}
-	if o.CommandURL != "/" && o.CommandURL[len(o.CommandURL)-1] == '/' {
-		o.CommandURL = o.CommandURL[:len(o.CommandURL)-1]
-	}
-	if o.CommandURL[0] != '/' {
+	// "/commands/" is "/commands"; "/" puts the commands at the root.
+	o.CommandURL = strings.TrimRight(o.CommandURL, "/")
+	if o.CommandURL != "" && o.CommandURL[0] != '/' {
 		o.CommandURL = "/" + o.CommandURL
 	}
 	if o.IdleTimeout <= 0 {

@@ -30,7 +30,7 @@ func Start(v View, opts Options) (*Server, error) {
 	s := &Server{
 		ln: ln,
 		http: &http.Server{
-			Handler:           NewHandler(v, opts),
+			Handler:           newHandler(v, opts),
 			IdleTimeout:       opts.IdleTimeout,
 			ReadHeaderTimeout: opts.IdleTimeout,
 		},
