@@ -41,6 +41,8 @@ type fsm struct {
 	term    uint64 // term of the last applied command
 	counter uint32 // commands applied in that term
 	hook    ApplyHook
+	// lastSnap is the last snapshot taken or loaded (lastsnap.go).
+	lastSnap lastSnapshot
 
 	config        []byte // ensemble membership for /zookeeper/config; nil standalone
 	configTime    int64  // when it was installed (ms)

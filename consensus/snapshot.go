@@ -71,6 +71,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	encodePeers(&tail, f.members)
 	s.tail = tail.Bytes()
 	s.view = f.st.Tree.Freeze()
+	f.lastSnap.note(f.st.LastZxid)
 	return s, nil
 }
 
@@ -122,6 +123,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer f.mu.Unlock()
 	f.term, f.counter = rs.term, rs.counter
 	f.st = rs.st
+	f.lastSnap.note(rs.st.LastZxid)
 	if f.snaps != nil {
 		f.snaps.restored = true
 	}

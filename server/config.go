@@ -57,6 +57,8 @@ type Config struct {
 	AdminServerPort int
 	// AdminCommandURL is the AdminServer command root (admin.commandURL).
 	AdminCommandURL string
+	// Admin holds the other AdminServer settings (config_admin.go).
+	Admin AdminOptions
 	// ServerID is read from DataDir/myid; 0 when there is none.
 	ServerID int64
 	// Servers holds the server.N lines, keyed by N, values as written.

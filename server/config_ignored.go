@@ -60,8 +60,7 @@ var zkUnsupportedKeys = []string{
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
 	"enforceQuota",
-	"admin.idleTimeout", "admin.portUnification", "admin.forceHttps", "admin.needClientAuth",
-	"admin.rateLimiterIntervalInMS", "admin.snapshot.enabled", "admin.restore.enabled",
+	"admin.portUnification", "admin.forceHttps", "admin.needClientAuth", "admin.httpVersion",
 	"clientCnxnSocket", "watchManagerName", "initialConfig",
 }
 

@@ -5,8 +5,6 @@ import (
 	"io"
 	"maps"
 	"net"
-	"os"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -49,7 +47,7 @@ var fourLetterCommands = map[string]func(s *Server, w io.Writer){
 		data, log := s.dirSizes()
 		fmt.Fprintf(w, "datadir_size: %d\nlogdir_size: %d\n", data, log)
 	},
-	"gtmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
+	"gtmk": func(s *Server, w io.Writer) { fmt.Fprint(w, s.TraceMask()) },
 	"stmk": func(_ *Server, w io.Writer) { io.WriteString(w, "306") },
 	"hash": func(_ *Server, w io.Writer) {},
 }
@@ -183,35 +181,10 @@ func (s *Server) resetConnStats() {
 }
 
 func (s *Server) writeEnvi(w io.Writer) {
-	host, _ := os.Hostname()
-	wd, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	user := os.Getenv("USER")
-	lines := [][2]string{
-		{"zookeeper.version", Version + ", built on " + buildStamp},
-		{"host.name", host},
-		{"java.version", runtime.Version()},
-		{"java.vendor", "zkraft (Go)"},
-		{"java.home", runtime.GOROOT()},
-		{"java.class.path", ""},
-		{"java.library.path", ""},
-		{"java.io.tmpdir", os.TempDir()},
-		{"java.compiler", "<NA>"},
-		{"os.name", runtime.GOOS},
-		{"os.arch", runtime.GOARCH},
-		{"os.version", ""},
-		{"user.name", user},
-		{"user.home", home},
-		{"user.dir", wd},
-	}
 	io.WriteString(w, "Environment:\n")
-	for _, l := range lines {
-		fmt.Fprintf(w, "%s=%s\n", l[0], l[1])
+	for _, e := range s.Environment() {
+		fmt.Fprintf(w, "%s=%s\n", e.Key, e.Value)
 	}
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	fmt.Fprintf(w, "os.memory.free=%dMB\nos.memory.max=%dMB\nos.memory.total=%dMB\n",
-		(m.HeapIdle)>>20, m.Sys>>20, m.HeapSys>>20)
 }
 
 func (s *Server) writeWchs(w io.Writer) {

@@ -180,7 +180,7 @@ func startZkserverProcess(t *testing.T) (addr string, pid int) {
 		t.Fatal(err1, err2)
 	}
 	cfg := filepath.Join(dir, "zoo.cfg")
-	body := fmt.Sprintf("tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\nmaxClientCnxns=0\n", port)
+	body := fmt.Sprintf("tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\nmaxClientCnxns=0\nadmin.enableServer=false\n", port)
 	if err := os.WriteFile(cfg, []byte(body), 0o644); err != nil {
 		t.Fatal(err)
 	}

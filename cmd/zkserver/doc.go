@@ -20,6 +20,13 @@
 // It must hold no logic a package should own: it parses arguments, builds a
 // server.Server and waits for a signal.
 //
+// A zoo.cfg turns on the AdminServer (package admin; docs/adminserver.md)
+// on admin.serverAddress:admin.serverPort, 0.0.0.0:8080 by default, as
+// ZooKeeper does; admin.enableServer=false turns it off, and without a
+// zoo.cfg it is off. Its port being in use is logged as a warning and the
+// server runs on without it. Besides ZooKeeper's /commands it serves the
+// probes /ready and /live.
+//
 // Unless GOGC is set in its environment, zkserver tunes the garbage
 // collector after every collection so that the heap may grow by
 // max(16 MiB, a quarter of the live heap) before the next one, instead of

@@ -102,8 +102,10 @@ func run(args []string, stderr io.Writer) error {
 		return err
 	}
 	defer stopMetrics()
+	stopAdmin := startAdmin(srv, cfg, cfgPath(fs.Args()), log)
 	<-ctx.Done()
 	log.Info("shutting down")
+	stopAdmin()
 	return srv.Shutdown()
 }
 
@@ -165,6 +167,14 @@ func loadConfig(args []string, jvmFlags, jaasFile string, log *slog.Logger) (ser
 		log.Warn(k.String(), "file", k.File, "line", k.Line, "key", k.Key, "known", k.Known)
 	}
 	return cfg, nil
+}
+
+// cfgPath is the zoo.cfg named on the command line, "" when none.
+func cfgPath(args []string) string {
+	if len(args) == 1 {
+		return args[0]
+	}
+	return ""
 }
 
 // loginConfigProperty is the JVM property naming the JAAS file.

@@ -30,8 +30,14 @@ func buildServer(t *testing.T) string {
 
 func freePort(t testing.TB) int { return integration.FreePort(t) }
 
+// writeCfg writes a zoo.cfg with body, plus admin.enableServer=false
+// unless body sets an admin key itself: a zoo.cfg turns the AdminServer
+// on, and tests must not all take port 8080.
 func writeCfg(t *testing.T, body string) string {
 	t.Helper()
+	if !strings.Contains(body, "admin.") {
+		body += "\nadmin.enableServer=false\n"
+	}
 	p := filepath.Join(t.TempDir(), "zoo.cfg")
 	require.NoError(t, os.WriteFile(p, []byte(body), 0o644))
 	return p

@@ -31,9 +31,10 @@ type Ensemble struct {
 
 // member is one server of an ensemble.
 type member struct {
-	id   int
-	dir  string
-	addr string
+	id        int
+	dir       string
+	addr      string
+	adminAddr string
 	*jvm
 }
 
@@ -135,12 +136,16 @@ func (e *Ensemble) start(n int, opts Options) error {
 			return err
 		}
 		port := ports[3*id-3]
-		j, err := launch(mdir, quorumMain, ensembleConfig(data, port, servers, e.observer(id), opts), opts)
+		mopts, adminAddr, err := withAdmin(opts)
+		if err != nil {
+			return err
+		}
+		j, err := launch(mdir, quorumMain, ensembleConfig(data, port, servers, e.observer(id), mopts), mopts)
 		if err != nil {
 			return err
 		}
 		e.members = append(e.members, &member{id: id, dir: mdir,
-			addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), jvm: j})
+			addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), adminAddr: adminAddr, jvm: j})
 	}
 	deadline := time.Now().Add(EnsembleStartTimeout)
 	err = poll(deadline, e.anyExited, e.ready)

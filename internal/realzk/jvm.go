@@ -96,11 +96,11 @@ log4j.appender.C.layout.ConversionPattern=%d{ISO8601} %-5p [%t] %c{1} - %m%n
 `
 
 // classpath returns zookeeper.jar (its manifest brings the dependencies)
-// plus an slf4j binding: log4j 1.2 when installed, else the NOP binding.
+// plus an slf4j binding (and the servlet jar for the AdminServer): log4j 1.2 when installed, else the NOP binding.
 // The Debian manifest leaves out netty-codec and netty-resolver, which
 // NettyServerCnxnFactory (the TLS server) needs: they are added too.
-func classpath() string {
-	cp := []string{ZooKeeperJar}
+func classpath(opts Options) string {
+	cp := append([]string{ZooKeeperJar}, adminJars(opts)...)
 	exists := func(p string) bool { _, err := os.Stat(p); return err == nil }
 	for _, j := range []string{"netty-codec.jar", "netty-resolver.jar"} {
 		if exists(JarDir + "/" + j) {
@@ -156,7 +156,7 @@ func launch(dir, mainClass string, cfg []byte, opts Options) (*jvm, error) {
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		args = append(args, "-D"+k+"="+props[k])
 	}
-	args = append(args, "-cp", classpath(), mainClass, cfgPath)
+	args = append(args, "-cp", classpath(opts), mainClass, cfgPath)
 
 	logPath := filepath.Join(dir, "out.log")
 	logf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)

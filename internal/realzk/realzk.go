@@ -41,13 +41,18 @@ type Options struct {
 	// ZooKeeper's own default). Without it the server runs with
 	// forceSync=no, which is much faster and enough for functional tests.
 	ForceSync bool
+	// AdminServer turns ZooKeeper's AdminServer on, on a free loopback
+	// port (AdminAddr), with the servlet jar Jetty needs on the classpath.
+	// It is off by default: the JVM then starts faster and takes no port.
+	AdminServer bool
 }
 
 // Server is a running standalone ZooKeeper JVM.
 type Server struct {
-	addr   string
-	dir    string
-	ownDir bool
+	addr      string
+	adminAddr string
+	dir       string
+	ownDir    bool
 	*jvm
 
 	stopOnce sync.Once
@@ -156,11 +161,15 @@ func launchOnce(dir string, opts Options) (*Server, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "data"), 0o755); err != nil {
 		return nil, err
 	}
+	opts, adminAddr, err := withAdmin(opts)
+	if err != nil {
+		return nil, err
+	}
 	j, err := launch(dir, standaloneMain, config(dir, port, opts), opts)
 	if err != nil {
 		return nil, err
 	}
-	return &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), dir: dir, jvm: j}, nil
+	return &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), adminAddr: adminAddr, dir: dir, jvm: j}, nil
 }
 
 // startOnce launches the JVM and waits until it serves; it kills the JVM

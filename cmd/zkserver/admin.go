@@ -1,0 +1,40 @@
+package main
+
+import (
+	"log/slog"
+	"os"
+
+	"github.com/zkraft/zkraft/admin"
+	"github.com/zkraft/zkraft/server"
+)
+
+// startAdmin starts the AdminServer when the configuration enables it (a
+// zoo.cfg does unless admin.enableServer=false; without a zoo.cfg it is
+// off) and returns what stops it. A port already in use does not stop
+// zkserver: ZooKeeper's quorum peers go on without their AdminServer too,
+// but here one WARN line says which address and how to move it.
+func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog.Logger) (stop func()) {
+	if !cfg.AdminEnableServer {
+		return func() {}
+	}
+	opts := admin.OptionsFrom(cfg)
+	opts.Logger = log
+	if cfgPath != "" && srv.Standalone() {
+		if text, err := os.ReadFile(cfgPath); err == nil {
+			opts.InitialConfig = string(text)
+		}
+	}
+	opts.Backups = backups(srv)
+	a, err := admin.Start(srv, opts)
+	if err != nil {
+		log.Warn("AdminServer not started; the server runs without it (set admin.serverPort to a free port, or admin.enableServer=false)",
+			"addr", opts.Addr, "err", err)
+		return func() {}
+	}
+	return func() { a.Close() }
+}
+
+// backups returns the server's snapshot and restore for the AdminServer,
+// or nil while this build has none (the backup work lands in package
+// server separately; see admin.BackupsOf for the wiring).
+func backups(*server.Server) admin.Backups { return nil }

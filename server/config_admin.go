@@ -1,0 +1,100 @@
+package server
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// AdminOptions are the AdminServer settings beyond the four Admin* fields
+// of Config. Their zero values are ZooKeeper's defaults, so a Config built
+// in code needs none of them.
+type AdminOptions struct {
+	// IdleTimeout closes an idle AdminServer connection
+	// (admin.idleTimeout, ms; 0 means the default, 30 s).
+	IdleTimeout time.Duration
+	// RateLimit is the least time between two snapshot, and between two
+	// restore, commands (admin.rateLimiterIntervalInMS; 0 means the
+	// default, 5 minutes; NoAdminRateLimit turns the limit off).
+	RateLimit time.Duration
+	// SnapshotDisabled and RestoreDisabled turn the snapshot and restore
+	// commands off (admin.snapshot.enabled=false,
+	// admin.restore.enabled=false); they answer 503 then.
+	SnapshotDisabled, RestoreDisabled bool
+}
+
+// AdminServer defaults (ZooKeeper's JettyAdminServer and Commands).
+const (
+	// DefaultAdminIdleTimeout is admin.idleTimeout's default.
+	DefaultAdminIdleTimeout = 30 * time.Second
+	// DefaultAdminRateLimit is admin.rateLimiterIntervalInMS's default.
+	DefaultAdminRateLimit = 300000 * time.Millisecond
+	// NoAdminRateLimit is the RateLimit of admin.rateLimiterIntervalInMS=0:
+	// every snapshot and restore is allowed.
+	NoAdminRateLimit time.Duration = -1
+)
+
+// AdminIdleTimeout returns the effective admin.idleTimeout.
+func (c Config) AdminIdleTimeout() time.Duration {
+	if c.Admin.IdleTimeout > 0 {
+		return c.Admin.IdleTimeout
+	}
+	return DefaultAdminIdleTimeout
+}
+
+// AdminRateLimit returns the effective admin.rateLimiterIntervalInMS: 0
+// when there is no limit.
+func (c Config) AdminRateLimit() time.Duration {
+	switch {
+	case c.Admin.RateLimit == NoAdminRateLimit:
+		return 0
+	case c.Admin.RateLimit > 0:
+		return c.Admin.RateLimit
+	}
+	return DefaultAdminRateLimit
+}
+
+// adminKeyHandlers parse the AdminServer keys that ZooKeeper reads as
+// zookeeper.admin.* system properties (the first four are in keyHandlers;
+// admin.serverPort is replaced here so that 0, a free port, is allowed
+// as Jetty allows it).
+var adminKeyHandlers = map[string]func(c *Config, v string) error{
+	"admin.serverPort": func(c *Config, v string) error {
+		n, err := parseInt(v)
+		if err == nil && (n < 0 || n > 65535) {
+			err = fmt.Errorf("%q is not a valid port (0-65535)", v)
+		}
+		c.AdminServerPort = n
+		return err
+	},
+	"admin.idleTimeout": setDecoded(func(c *Config, n int64) { c.Admin.IdleTimeout = ms(n) }, 1, 1<<31-1),
+	"admin.rateLimiterIntervalInMS": setDecoded(func(c *Config, n int64) {
+		c.Admin.RateLimit = ms(n)
+		if n == 0 {
+			c.Admin.RateLimit = NoAdminRateLimit
+		}
+	}, 0, 1<<31-1),
+	"admin.snapshot.enabled": setDisabled(func(c *Config) *bool { return &c.Admin.SnapshotDisabled }),
+	"admin.restore.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.RestoreDisabled }),
+}
+
+// setDisabled returns a handler storing the negation of an "enabled"
+// boolean in a "disabled" field.
+func setDisabled(field func(*Config) *bool) func(*Config, string) error {
+	return func(c *Config, v string) error {
+		b, err := parseBool(v)
+		*field(c) = !b
+		return err
+	}
+}
+
+func init() {
+	for k, h := range adminKeyHandlers {
+		if _, known := keyHandlers[k]; !known {
+			knownKeys = append(knownKeys, k)
+		}
+		keyHandlers[k] = h
+		sysPropKeys[k] = true
+	}
+	slices.Sort(knownKeys)
+}
