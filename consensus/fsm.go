@@ -64,6 +64,12 @@ type fsm struct {
 	// durable, when set, waits until the local log holds an index on
 	// disk and reports whether it does (see leaderappend.go).
 	durable func(index uint64) bool
+	// onRestore, when set, sees the state a snapshot installed, under the
+	// lock (Config.OnRestore).
+	onRestore func(st *State)
+	// restoredZxid is the zxid of the last user restore installed here
+	// (restore.go); 0 if none.
+	restoredZxid atomic.Int64
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
