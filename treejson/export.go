@@ -81,8 +81,11 @@ func (ex *exporter) read(path string) (Node, bool, error) {
 			return newNode(path, data, acl, st), true, nil
 		}
 	}
-	if errors.Is(err, zk.ErrNoNode) {
+	switch {
+	case errors.Is(err, zk.ErrNoNode):
 		return Node{}, false, nil
+	case errors.Is(err, zk.ErrNoAuth):
+		return Node{}, false, fmt.Errorf("treejson: read %s: %w (export as a user the ACLs allow, or as the super user)", path, err)
 	}
 	return Node{}, false, fmt.Errorf("treejson: read %s: %w", path, err)
 }
