@@ -26,6 +26,10 @@
 // lines reach the server's slog logger as native records (raftlog.go), and
 // Observe reports leader changes and peer outages once each.
 //
+// Online backups (backup.go) encode a frozen view of the state while writes
+// go on, in a self-checking envelope; RestoreBackup (restore.go) checks one
+// in full and installs it on every replica through Raft's user restore.
+//
 // It must not decode client requests or know about connections: the server
 // turns requests into datatree.Txn values and proposes them here.
 package consensus

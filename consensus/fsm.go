@@ -73,6 +73,12 @@ type fsm struct {
 	commits      func(n int)
 	snapshotTime *metrics.Summary
 	restoreTook  atomic.Int64
+	// onRestore, when set, sees the state a snapshot installed, under the
+	// lock (Config.OnRestore).
+	onRestore func(st *State)
+	// restoredZxid is the zxid of the last user restore installed here
+	// (restore.go); 0 if none.
+	restoredZxid atomic.Int64
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {

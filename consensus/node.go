@@ -57,6 +57,11 @@ type Config struct {
 	Tree datatree.Config
 	// Hook sees every applied entry under the state lock (see ApplyHook).
 	Hook ApplyHook
+	// OnRestore sees the state every installed snapshot brings (a
+	// follower catching up, a restart, a user restore: restore.go), under
+	// the state lock, like Hook. It may run before Start returns and must
+	// not block.
+	OnRestore func(st *State)
 	// Logger receives Raft's errors; nil discards them.
 	Logger *slog.Logger
 	// OnDamage is called with a one-line error when a log entry read while
@@ -136,6 +141,10 @@ type Node struct {
 	// their election watch (nil standalone).
 	metrics       *nodeMetrics
 	stopElections func()
+	// restoreMu runs one user restore at a time.
+	restoreMu sync.Mutex
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Start starts a node: a single voter that elects itself at once when
@@ -173,6 +182,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.fsm.installConfig()
 	}
 	n.fsm.onMembers = n.setPeers
+	n.fsm.onRestore = cfg.OnRestore
 	if st.overlap != nil {
 		n.fsm.durable = st.overlap.waitDurable
 	}
@@ -189,7 +199,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		err = n.bootstrapOnce(rc, conf)
 	}
 	if err == nil {
-		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, st.snaps, n.transport)
+		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, stampStore{st.snaps}, n.transport)
 	}
 	if err == nil {
 		n.startupTimes(cfg.Storage.Durable(), began)
@@ -650,8 +660,14 @@ func (n *Node) Epoch() uint64 {
 // Stats returns Raft's own statistics (term, indexes, state, peers).
 func (n *Node) Stats() map[string]string { return n.raft.Stats() }
 
-// Close shuts Raft down, waits for it and closes the stores.
+// Close shuts Raft down, waits for it and closes the stores. Calls after
+// the first return its result.
 func (n *Node) Close() error {
+	n.closeOnce.Do(func() { n.closeErr = n.close() })
+	return n.closeErr
+}
+
+func (n *Node) close() error {
 	if n.stopWatch != nil {
 		n.stopWatch()
 	}

@@ -25,6 +25,11 @@ import (
 //	        format, with its own magic and version), long config version,
 //	        the membership (encodePeers)
 //
+// Format 3 is a user restore (restore.go): the same header, then the Raft
+// index and term of the restore (stamped by the snapshot store when Raft
+// stores it, zero until then), then a format 2 state whose ephemerals and
+// sessions the restore ends and whose zxid it moves above every earlier one.
+//
 // Format 1, written before the header existed, is the state alone. Its
 // first four bytes are the high half of the term, which is 0 (a term of
 // 2^32 or more would not fit in a zxid), so it is told apart from format 2
@@ -59,7 +64,16 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	if f.snaps != nil {
 		f.snaps.taken(f.appliedIndex.Load())
 	}
-	s := &snapshot{lock: f.mu.RLocker(), exclusive: &f.mu, took: f.snapshotTime}
+	s := f.freeze()
+	s.took = f.snapshotTime
+	f.lastSnap.note(f.st.LastZxid)
+	return s, nil
+}
+
+// freeze records the state as it is now, all but the tree encoded and the
+// tree frozen, for Persist or a backup (backup.go). The caller holds mu.
+func (f *fsm) freeze() *snapshot {
+	s := &snapshot{lock: f.mu.RLocker(), exclusive: &f.mu}
 	var e wire.Encoder
 	e.Long(int64(f.term))
 	e.Int(int32(f.counter))
@@ -71,8 +85,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	encodePeers(&tail, f.members)
 	s.tail = tail.Bytes()
 	s.view = f.st.Tree.Freeze()
-	f.lastSnap.note(f.st.LastZxid)
-	return s, nil
+	return s
 }
 
 // Restore implements raft.FSM. It decodes the snapshot as it reads it,
@@ -81,43 +94,9 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	defer func(start time.Time) { f.restoreTook.Store(int64(time.Since(start))) }(time.Now())
-	var head [headerLen]byte
-	if _, err := io.ReadFull(rc, head[:4]); err != nil {
-		return fmt.Errorf("consensus: read snapshot: %w", err)
-	}
-	var d *wire.Decoder
-	switch int32(binary.BigEndian.Uint32(head[:4])) {
-	case snapshotMagic:
-		if _, err := io.ReadFull(rc, head[4:]); err != nil {
-			return fmt.Errorf("consensus: read snapshot: %w", err)
-		}
-		if v := int32(binary.BigEndian.Uint32(head[4:8])); v != snapshotFormat {
-			return fmt.Errorf("consensus: snapshot format %d, this server reads %d", v, snapshotFormat)
-		}
-		size := int64(binary.BigEndian.Uint64(head[8:]))
-		if size < 0 {
-			return errors.New("consensus: snapshot with a negative length")
-		}
-		d = wire.NewReaderDecoder(rc, size, 0)
-	case 0: // format 1: no length, so read it whole
-		rest, err := io.ReadAll(rc)
-		if err != nil {
-			return fmt.Errorf("consensus: read snapshot: %w", err)
-		}
-		d = wire.NewReaderDecoder(io.MultiReader(bytes.NewReader(head[:4]), bytes.NewReader(rest)), int64(4+len(rest)), 0)
-	default:
-		return errors.New("consensus: not a zkraft snapshot")
-	}
-	rs, err := decodeState(d, f.treeCfg)
+	rs, err := readSnapshot(rc, f.treeCfg)
 	if err != nil {
 		return err
-	}
-	if d.Remaining() != 0 {
-		return fmt.Errorf("consensus: restore: %d bytes after the state", d.Remaining())
-	}
-	// A stream decoder reads no further than the length in the header.
-	if n, _ := io.ReadFull(rc, head[:1]); n != 0 {
-		return errors.New("consensus: restore: bytes after the state")
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -135,12 +114,74 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 		}
 	}
 	f.installConfig()
+	if rs.restoreZxid != 0 {
+		f.restoredZxid.Store(rs.restoreZxid)
+	}
+	if f.onRestore != nil {
+		f.onRestore(&f.st)
+	}
 	return nil
+}
+
+// readSnapshot reads and decodes a whole snapshot, of any format this
+// server reads.
+func readSnapshot(rc io.Reader, cfg datatree.Config) (*restoredState, error) {
+	var head [headerLen]byte
+	if _, err := io.ReadFull(rc, head[:4]); err != nil {
+		return nil, fmt.Errorf("consensus: read snapshot: %w", err)
+	}
+	var d *wire.Decoder
+	format := int32(1)
+	switch int32(binary.BigEndian.Uint32(head[:4])) {
+	case snapshotMagic:
+		if _, err := io.ReadFull(rc, head[4:]); err != nil {
+			return nil, fmt.Errorf("consensus: read snapshot: %w", err)
+		}
+		format = int32(binary.BigEndian.Uint32(head[4:8]))
+		if format != snapshotFormat && format != restoreFormat {
+			return nil, fmt.Errorf("consensus: snapshot format %d, this server reads %d and %d", format, snapshotFormat, restoreFormat)
+		}
+		size := int64(binary.BigEndian.Uint64(head[8:]))
+		if size < 0 {
+			return nil, errors.New("consensus: snapshot with a negative length")
+		}
+		d = wire.NewReaderDecoder(rc, size, 0)
+	case 0: // format 1: no length, so read it whole
+		rest, err := io.ReadAll(rc)
+		if err != nil {
+			return nil, fmt.Errorf("consensus: read snapshot: %w", err)
+		}
+		d = wire.NewReaderDecoder(io.MultiReader(bytes.NewReader(head[:4]), bytes.NewReader(rest)), int64(4+len(rest)), 0)
+	default:
+		return nil, errors.New("consensus: not a zkraft snapshot")
+	}
+	var st stamp
+	if format == restoreFormat {
+		st = stamp{index: uint64(d.Long()), term: uint64(d.Long())}
+	}
+	rs, err := decodeState(d, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if d.Remaining() != 0 {
+		return nil, fmt.Errorf("consensus: restore: %d bytes after the state", d.Remaining())
+	}
+	// A stream decoder reads no further than the length in the header.
+	if n, _ := io.ReadFull(rc, head[:1]); n != 0 {
+		return nil, errors.New("consensus: restore: bytes after the state")
+	}
+	if format == restoreFormat {
+		if err := rs.rebase(st); err != nil {
+			return nil, err
+		}
+	}
+	return rs, nil
 }
 
 // restoredState is a snapshot's state, decoded.
 type restoredState struct {
 	st            State
+	restoreZxid   int64 // a user restore's zxid (restore.go); 0 otherwise
 	term          uint64
 	counter       uint32
 	configVersion int64

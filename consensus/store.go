@@ -238,6 +238,10 @@ func openWAL(dir string, afterFull bool, logger hclog.Logger, log *slog.Logger) 
 }
 
 // checkAllEntries reads every entry of logs, which checks its checksum.
+// An index missing from the middle is a hole Raft left when it installed a
+// snapshot past the end of the log (a user restore on the leader, or
+// InstallSnapshot on a follower, with a log that is not monotonic): the
+// snapshot covers it, and Raft sends a follower that needs it the snapshot.
 func checkAllEntries(logs *sumLog, file string) error {
 	first, err := logs.FirstIndex()
 	if err != nil {
@@ -251,6 +255,8 @@ func checkAllEntries(logs *sumLog, file string) error {
 	for i := first; i <= last && i > 0; i++ {
 		if err := logs.GetLog(i, &l); errors.Is(err, ErrDamaged) {
 			return err
+		} else if errors.Is(err, raft.ErrLogNotFound) {
+			continue
 		} else if err != nil {
 			return damaged(file, -1, i, "%v", err)
 		}

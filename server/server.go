@@ -176,6 +176,7 @@ func (s *Server) Start(ctx context.Context) error {
 		ElectionTimeout: s.cfg.TickTime,
 		Tree:            datatree.Config{ExtendedTypesEnabled: s.cfg.ExtendedTypesEnabled, Schemes: s.cfg.aclSchemes()},
 		Hook:            s.onApply,
+		OnRestore:       s.onRestore,
 		Logger:          s.raftLogger(),
 		OnDamage:        s.onDamage,
 		Storage: consensus.Storage{

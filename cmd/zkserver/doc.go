@@ -6,6 +6,14 @@
 //	zkserver -pprof host:port [zoo.cfg]
 //	zkserver verify DATADIR [DATALOGDIR]
 //	zkserver verify zoo.cfg
+//	zkserver export-tree -server HOST:PORT [-auth digest:USER:PASS] PATH > FILE.json
+//	zkserver import-tree -server HOST:PORT [-auth digest:USER:PASS] [-to PATH] [-overwrite] [FILE.json]
+//
+// export-tree and import-tree move a subtree between ensembles (zkraft or
+// Apache ZooKeeper) as JSON over the client protocol (package treejson):
+// paths, data, ACLs and modes. import-tree refuses to overwrite existing
+// nodes unless -overwrite is given, and skips exported ephemerals unless
+// -ephemerals persistent is. Progress goes to stderr.
 //
 // verify checks a stopped server's data directory offline (package
 // diskcheck): every log entry's and snapshot's checksum and raft-wal's

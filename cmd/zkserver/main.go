@@ -27,7 +27,7 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg")
+var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
@@ -36,6 +36,12 @@ const logLevelEnv = "ZKRAFT_LOG_LEVEL"
 func run(args []string, stderr io.Writer) error {
 	if len(args) > 0 && args[0] == "verify" {
 		return runVerify(args[1:], os.Stdout)
+	}
+	if len(args) > 0 && args[0] == "export-tree" {
+		return runExportTree(args[1:], os.Stdout, stderr)
+	}
+	if len(args) > 0 && args[0] == "import-tree" {
+		return runImportTree(args[1:], os.Stdin, stderr)
 	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
