@@ -29,7 +29,7 @@ type Backup interface {
 	Close() error
 }
 
-// Backups is the server side of snapshot and restore (see BackupsOf).
+// Backups is the server side of snapshot and restore (see ServerBackups).
 type Backups interface {
 	// OpenBackup takes a snapshot without stopping writes; lastZxid is
 	// its last transaction's zxid and size the bytes WriteTo writes.

@@ -5,67 +5,40 @@ import (
 	"crypto/x509"
 	"errors"
 	"io"
+
+	"github.com/zkraft/zkraft/server"
 )
 
-// BackupSource is the server's snapshot and restore API as package server
-// declares it, with B its backup type (*server.Backup, whose LastZxid and
-// Size are fields).
-type BackupSource[B Backup] interface {
-	OpenBackup(ctx context.Context) (B, error)
-	RestoreBackup(ctx context.Context, r io.Reader) (lastZxid int64, err error)
-	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
-}
+// ServerBackups is a server's snapshot and restore for the AdminServer.
+// It translates package server's authentication sentinels to this
+// package's, which the handlers map to HTTP status codes.
+func ServerBackups(srv *server.Server) Backups { return serverBackups{srv} }
 
-// AuthErrors are a BackupSource's sentinel errors for the three outcomes
-// of AuthorizeAdmin that are not 500s.
-type AuthErrors struct {
-	Missing, NotAuthenticated, NotAuthorized error
-}
+type serverBackups struct{ srv *server.Server }
 
-// BackupsOf adapts src to Backups; meta reads a backup's last zxid and
-// size, and errs are src's authentication errors, translated to this
-// package's. cmd/zkserver wires *server.Server with:
-//
-//	admin.BackupsOf(srv, func(b *server.Backup) (int64, int64) { return b.LastZxid, b.Size },
-//		admin.AuthErrors{Missing: server.ErrAdminAuthMissing,
-//			NotAuthenticated: server.ErrAdminNotAuthenticated, NotAuthorized: server.ErrAdminNotAuthorized})
-func BackupsOf[B Backup](src BackupSource[B], meta func(B) (lastZxid, size int64), errs AuthErrors) Backups {
-	return &backupAdapter[B]{src: src, meta: meta, errs: errs}
-}
-
-type backupAdapter[B Backup] struct {
-	src  BackupSource[B]
-	meta func(B) (int64, int64)
-	errs AuthErrors
-}
-
-func (a *backupAdapter[B]) OpenBackup(ctx context.Context) (Backup, int64, int64, error) {
-	b, err := a.src.OpenBackup(ctx)
+func (s serverBackups) OpenBackup(ctx context.Context) (Backup, int64, int64, error) {
+	b, err := s.srv.OpenBackup(ctx)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	zxid, size := a.meta(b)
-	return b, zxid, size, nil
+	return b, b.LastZxid, b.Size, nil
 }
 
-func (a *backupAdapter[B]) RestoreBackup(ctx context.Context, r io.Reader) (int64, error) {
-	return a.src.RestoreBackup(ctx, r)
+func (s serverBackups) RestoreBackup(ctx context.Context, r io.Reader) (int64, error) {
+	return s.srv.RestoreBackup(ctx, r)
 }
 
-func (a *backupAdapter[B]) AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error {
-	err := a.src.AuthorizeAdmin(authorization, peerCerts, remoteIP)
+func (s serverBackups) AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error {
+	err := s.srv.AuthorizeAdmin(authorization, peerCerts, remoteIP)
 	switch {
 	case err == nil:
 		return nil
-	case is(err, a.errs.Missing):
+	case errors.Is(err, server.ErrAdminAuthMissing):
 		return ErrAuthMissing
-	case is(err, a.errs.NotAuthenticated):
+	case errors.Is(err, server.ErrAdminNotAuthenticated):
 		return ErrNotAuthenticated
-	case is(err, a.errs.NotAuthorized):
+	case errors.Is(err, server.ErrAdminNotAuthorized):
 		return ErrNotAuthorized
 	}
 	return err
 }
-
-// is is errors.Is that a nil target never matches.
-func is(err, target error) bool { return target != nil && errors.Is(err, target) }

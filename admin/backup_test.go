@@ -33,14 +33,14 @@ func (b *fakeBackup) WriteTo(w io.Writer) (int64, error) {
 
 func (b *fakeBackup) Close() error { *b.closed = true; return nil }
 
-// Errors of the fake source, standing for package server's sentinels.
+// Errors of the fake source, as the real one's translated errors.
 var (
-	errFakeMissing   = errors.New("fake: missing")
-	errFakeBadCreds  = errors.New("fake: bad credentials")
-	errFakeForbidden = errors.New("fake: forbidden")
+	errFakeMissing   = fmt.Errorf("fake: %w", ErrAuthMissing)
+	errFakeBadCreds  = fmt.Errorf("fake: %w", ErrNotAuthenticated)
+	errFakeForbidden = fmt.Errorf("fake: %w", ErrNotAuthorized)
 )
 
-// fakeSource implements BackupSource[*fakeBackup]: "digest root:secret"
+// fakeSource implements Backups: "digest root:secret"
 // is allowed, "digest bob:pw" is a valid user without ALL on /, "digest
 // broken:x" fails the check, anything else is a wrong credential.
 type fakeSource struct {
@@ -51,10 +51,11 @@ type fakeSource struct {
 	ip       string
 }
 
-func (f *fakeSource) OpenBackup(ctx context.Context) (*fakeBackup, error) {
+func (f *fakeSource) OpenBackup(ctx context.Context) (Backup, int64, int64, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return &fakeBackup{LastZxid: 0x200000007, Size: int64(len(f.snapshot)), data: f.snapshot, closed: &f.closed}, nil
+	b := &fakeBackup{LastZxid: 0x200000007, Size: int64(len(f.snapshot)), data: f.snapshot, closed: &f.closed}
+	return b, b.LastZxid, b.Size, nil
 }
 
 func (f *fakeSource) RestoreBackup(ctx context.Context, r io.Reader) (int64, error) {
@@ -88,10 +89,7 @@ func (f *fakeSource) AuthorizeAdmin(auth string, _ []*x509.Certificate, ip strin
 	return errFakeBadCreds
 }
 
-func fakeBackups(f *fakeSource) Backups {
-	return BackupsOf(f, func(b *fakeBackup) (int64, int64) { return b.LastZxid, b.Size },
-		AuthErrors{Missing: errFakeMissing, NotAuthenticated: errFakeBadCreds, NotAuthorized: errFakeForbidden})
-}
+func fakeBackups(f *fakeSource) Backups { return f }
 
 // backupServer starts a standalone server whose AdminServer serves
 // snapshot and restore from a fake.

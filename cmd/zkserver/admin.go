@@ -24,7 +24,7 @@ func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog
 			opts.InitialConfig = string(text)
 		}
 	}
-	opts.Backups = backups(srv)
+	opts.Backups = admin.ServerBackups(srv)
 	a, err := admin.Start(srv, opts)
 	if err != nil {
 		log.Warn("AdminServer not started; the server runs without it (set admin.serverPort to a free port, or admin.enableServer=false)",
@@ -33,8 +33,3 @@ func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog
 	}
 	return func() { a.Close() }
 }
-
-// backups returns the server's snapshot and restore for the AdminServer,
-// or nil while this build has none (the backup work lands in package
-// server separately; see admin.BackupsOf for the wiring).
-func backups(*server.Server) admin.Backups { return nil }
