@@ -34,7 +34,9 @@ func TestSnapshotAndRestoreOverHTTP(t *testing.T) {
 	_, err = conn.SetACL("/", zk.DigestACL(zk.PermAll, "root", "secret"), -1)
 	require.NoError(t, err)
 
-	base := func(i int) string { return startAdmin(t, c.Servers[i], Options{Backups: ServerBackups(c.Servers[i])}) + "/commands/" }
+	base := func(i int) string {
+		return startAdmin(t, c.Servers[i], Options{Backups: ServerBackups(c.Servers[i])}) + "/commands/"
+	}
 	fbase, lbase := base(follower), base(leader)
 
 	status, _, _ := fetch(t, http.MethodGet, fbase+"snapshot", nil)
