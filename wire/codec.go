@@ -168,6 +168,15 @@ func (d *Decoder) Bool() bool {
 	return p != nil && p[0] != 0
 }
 
+// Byte reads one byte.
+func (d *Decoder) Byte() byte {
+	p := d.take(1)
+	if p == nil {
+		return 0
+	}
+	return p[0]
+}
+
 // length reads a length prefix; -1 means null and is reported as ok=false.
 func (d *Decoder) length() (n int, ok bool) {
 	v := d.Int()
