@@ -79,7 +79,11 @@ func writeSeedSnapshot(snaps raft.SnapshotStore, serverID int64, peers []Peer, s
 		return err
 	}
 	defer snap.Release()
-	sink, err := snaps.Create(raft.SnapshotVersionMax, seedIndex, term, bootConfiguration(serverID, peers), seedIndex, nil)
+	// Create also fills the snapshot's legacy peer list, through a
+	// transport's EncodePeer: every transport encodes an address as is.
+	_, trans := raft.NewInmemTransport("")
+	defer trans.Close()
+	sink, err := snaps.Create(raft.SnapshotVersionMax, seedIndex, term, bootConfiguration(serverID, peers), seedIndex, trans)
 	if err != nil {
 		return fmt.Errorf("consensus: seed: %w", err)
 	}

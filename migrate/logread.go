@@ -129,11 +129,11 @@ func readEntry(d *wire.Decoder, path string, off int64) (*txn, *tornTail, error)
 	case int(n) >= d.Remaining():
 		return tear(fmt.Sprintf("the file ends within a %d-byte transaction", n))
 	}
-	b := d.Buffer()
+	b := d.Bytes(int(n))
 	if d.Err() != nil {
 		return nil, nil, corrupt(path, off, "%v", d.Err())
 	}
-	if eor := d.Byte(); eor != 'B' || b == nil {
+	if eor := d.Byte(); eor != 'B' {
 		return tear("the transaction's end mark is missing (a partial write)")
 	}
 	if got := int64(adler32.Checksum(b)); got != sum {

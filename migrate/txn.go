@@ -53,8 +53,8 @@ type (
 		acl            []wire.ACL
 		parentCVersion int32
 	}
-	deleteTxn        struct{ path string }
-	setDataTxn       struct {
+	deleteTxn  struct{ path string }
+	setDataTxn struct {
 		path    string
 		data    []byte
 		version int32

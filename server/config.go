@@ -57,6 +57,9 @@ type Config struct {
 	AdminServerPort int
 	// AdminCommandURL is the AdminServer command root (admin.commandURL).
 	AdminCommandURL string
+	// File is the zoo.cfg the configuration was read from, if any (for
+	// messages that name it).
+	File string
 	// ServerID is read from DataDir/myid; 0 when there is none.
 	ServerID int64
 	// Servers holds the server.N lines, keyed by N, values as written.
@@ -314,7 +317,9 @@ func parseConfigFile(path string, props map[string]string) (Config, error) {
 		return Config{}, err
 	}
 	defer f.Close()
-	return parseConfigWith(f, path, "", props)
+	cfg, err := parseConfigWith(f, path, "", props)
+	cfg.File = path
+	return cfg, err
 }
 
 // jvmFlagsName names the JVM flags in errors about them.
