@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"hash/adler32"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,12 @@ func readLog(path string, fn func(t *txn) error) (*tornTail, error) {
 	if err != nil {
 		return nil, err
 	}
-	d := wire.NewReaderDecoder(bufio.NewReaderSize(f, 1<<20), fi.Size(), 0)
+	return decodeLog(f, fi.Size(), path, fn)
+}
+
+// decodeLog reads a log of size bytes from r; path names it in errors.
+func decodeLog(r io.Reader, size int64, path string, fn func(t *txn) error) (*tornTail, error) {
+	d := wire.NewReaderDecoder(bufio.NewReaderSize(r, bufSize(size)), size, 0)
 	if err := readHeader(d, path, logMagic, "transaction log"); err != nil {
 		return nil, err
 	}
@@ -145,3 +151,7 @@ func readEntry(d *wire.Decoder, path string, off int64) (*txn, *tornTail, error)
 	}
 	return t, nil, nil
 }
+
+// bufSize is the read buffer for a file of size bytes: 1 MiB, or less for
+// a smaller file.
+func bufSize(size int64) int { return int(min(max(size, 4096), 1<<20)) }

@@ -46,8 +46,12 @@ func TestRoundTripWithZooKeeper(t *testing.T) {
 	defer real.Stop()
 	c := connect(t, real.Addr(), sessionTimeout)
 	owner := c.SessionID()
+	phase := time.Now()
+	lap := func(what string) { t.Logf("%s: %v", what, time.Since(phase).Round(time.Millisecond)); phase = time.Now() }
 	buildTree(t, c, nodes)
+	lap("ZooKeeper built the tree")
 	want := readTree(t, c)
+	lap("tree read from ZooKeeper")
 	require.Greater(t, len(want), nodes)
 	lastZxid := serverZxid(t, real.Addr())
 	require.NoError(t, real.Stop()) // killed: its session stays open in its data
@@ -77,7 +81,9 @@ func TestRoundTripWithZooKeeper(t *testing.T) {
 
 	srv := startServer(t, cfg)
 	zc := connect(t, srv.Addr(), sessionTimeout)
+	lap("imported and started")
 	got := readTree(t, zc)
+	lap("tree read from zkraft")
 	requireSameTree(t, want, got)
 
 	st, err := zc.Create("/after-import", []byte("x"), 0, zk.WorldACL(zk.PermAll))
@@ -105,7 +111,9 @@ func TestRoundTripWithZooKeeper(t *testing.T) {
 	defer back.Stop()
 	bc := connect(t, back.Addr(), sessionTimeout)
 	defer bc.Close()
+	lap("exported, ZooKeeper started")
 	requireSameTree(t, after, readTree(t, bc), "/zookeeper/config")
+	lap("tree read from ZooKeeper and compared")
 	log, _ := os.ReadFile(filepath.Join(outDir, "out.log"))
 	require.NotContains(t, string(log), "Digests are not matching", "ZooKeeper checks the exported digest")
 }

@@ -54,7 +54,13 @@ func readSnapshot(path string, extended bool, prog *progress) (*snapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	d := wire.NewReaderDecoder(bufio.NewReaderSize(f, 1<<20), fi.Size(), 0)
+	return decodeSnapshot(f, fi.Size(), path, extended, prog)
+}
+
+// decodeSnapshot reads a snapshot of size bytes from r; path names it in
+// errors.
+func decodeSnapshot(r io.ReaderAt, size int64, path string, extended bool, prog *progress) (*snapshot, error) {
+	d := wire.NewReaderDecoder(bufio.NewReaderSize(io.NewSectionReader(r, 0, size), bufSize(size)), size, 0)
 	if err := readHeader(d, path, snapMagic, "snapshot"); err != nil {
 		return nil, err
 	}
@@ -66,10 +72,10 @@ func readSnapshot(path string, extended bool, prog *progress) (*snapshot, error)
 	if err != nil {
 		return nil, err
 	}
-	if err := readNodes(d, path, s.tree, acls, prog, fi.Size()); err != nil {
+	if err := readNodes(d, path, s.tree, acls, prog, size); err != nil {
 		return nil, err
 	}
-	sum := &sealSum{f: f, h: adler32.New()}
+	sum := &sealSum{r: r, h: adler32.New()}
 	if err := readSeal(d, sum, path, int64(d.Offset())); err != nil {
 		return nil, err
 	}
@@ -216,14 +222,14 @@ func (t *zkTree) linkLoaded(path string, n *znode) error {
 // sealSum is the Adler-32 of a snapshot's first done bytes, read from the
 // file again: the decoder reads ahead of what it has consumed.
 type sealSum struct {
-	f    *os.File
+	r    io.ReaderAt
 	h    hash.Hash32
 	done int64
 }
 
 // upTo returns the Adler-32 of the file's first n bytes.
 func (s *sealSum) upTo(n int64) (uint32, error) {
-	if _, err := io.Copy(s.h, io.NewSectionReader(s.f, s.done, n-s.done)); err != nil {
+	if _, err := io.Copy(s.h, io.NewSectionReader(s.r, s.done, n-s.done)); err != nil {
 		return 0, err
 	}
 	s.done = n
