@@ -128,4 +128,3 @@ func writeTemp(t *testing.T, b []byte) string {
 	require.NoError(t, os.WriteFile(p, b, 0o644))
 	return p
 }
-

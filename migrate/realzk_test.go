@@ -47,7 +47,10 @@ func TestRoundTripWithZooKeeper(t *testing.T) {
 	c := connect(t, real.Addr(), sessionTimeout)
 	owner := c.SessionID()
 	phase := time.Now()
-	lap := func(what string) { t.Logf("%s: %v", what, time.Since(phase).Round(time.Millisecond)); phase = time.Now() }
+	lap := func(what string) {
+		t.Logf("%s: %v", what, time.Since(phase).Round(time.Millisecond))
+		phase = time.Now()
+	}
 	buildTree(t, c, nodes)
 	lap("ZooKeeper built the tree")
 	want := readTree(t, c)
