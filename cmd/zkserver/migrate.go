@@ -55,7 +55,7 @@ func zkraftConfig(path string) (server.Config, error) {
 	if err := os.MkdirAll(path, 0o755); err != nil {
 		return server.Config{}, err
 	}
-	return server.ParseConfig(strings.NewReader("dataDir="+escapeProperty(path)+"\n"), "")
+	return server.ParseConfig(strings.NewReader("clientPort=2181\ndataDir="+escapeProperty(path)+"\n"), "")
 }
 
 // escapeProperty escapes a value for java.util.Properties syntax.
