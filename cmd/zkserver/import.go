@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/migrate"
@@ -35,12 +34,11 @@ func runImport(args []string, out, progress io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// TTL owner encodings are read as TTL nodes whatever zkraft's
+	// configuration says: only a ZooKeeper with extended types writes them.
 	src := migrate.Source{DataDir: a.pos[0], ExtendedTypes: true}
 	if len(a.pos) == 2 {
 		src.LogDir = a.pos[1]
-	}
-	if filepath.Ext(a.to) == ".cfg" {
-		src.ExtendedTypes = cfg.ExtendedTypesEnabled
 	}
 	if a.progress {
 		src.Progress = progress
