@@ -40,7 +40,7 @@ func connect(t *testing.T, addr string, timeout time.Duration) *zk.Conn {
 	}
 }
 
-// readTree reads every znode reachable from "/" with 32 requests in
+// readTree reads every znode reachable from "/" with 64 requests in
 // flight: data, Stat, ACL. The client must be allowed to read everything.
 func readTree(t *testing.T, c *zk.Conn) map[string]seen {
 	t.Helper()
@@ -76,7 +76,7 @@ func readTree(t *testing.T, c *zk.Conn) map[string]seen {
 			work <- prefix + "/" + k
 		}
 	}
-	for range 32 {
+	for range 64 {
 		go func() {
 			for p := range work {
 				visit(p)

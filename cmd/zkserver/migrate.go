@@ -52,9 +52,6 @@ func zkraftConfig(path string) (server.Config, error) {
 	if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
 		return server.ParseConfigFile(path)
 	}
-	if err := os.MkdirAll(path, 0o755); err != nil {
-		return server.Config{}, err
-	}
 	return server.ParseConfig(strings.NewReader("clientPort=2181\ndataDir="+escapeProperty(path)+"\n"), "")
 }
 

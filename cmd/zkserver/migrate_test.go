@@ -121,4 +121,13 @@ func TestMigrateArguments(t *testing.T) {
 	require.ErrorIs(t, runExport([]string{empty, "-to", t.TempDir()}, &out, &out), consensus.ErrNoData)
 	_, err := os.Stat(filepath.Join(empty, "zkraft-wal"))
 	require.True(t, os.IsNotExist(err), "a refused export creates nothing")
+	missing := filepath.Join(empty, "missing")
+	require.ErrorIs(t, runExport([]string{missing, "-to", t.TempDir()}, &out, &out), consensus.ErrNoData)
+	_, err = os.Stat(missing)
+	require.True(t, os.IsNotExist(err))
+	fresh := filepath.Join(t.TempDir(), "new")
+	src := t.TempDir()
+	fillZkraft(t, src)
+	require.NoError(t, runExport([]string{src, "-to", empty}, &out, &out))
+	require.NoError(t, runImport([]string{empty, "-to", fresh}, &out, &out), "a missing target directory is created")
 }
