@@ -37,8 +37,12 @@ func TestRoundTripWithZooKeeper(t *testing.T) {
 		t.Skip(reason)
 	}
 	nodes := roundTripNodes
-	if testing.Short() {
+	switch {
+	case testing.Short():
 		nodes = 5_000
+	case raceEnabled:
+		nodes = 10_000
+		t.Logf("race detector on: %d znodes instead of %d", nodes, roundTripNodes)
 	}
 	zkDir := t.TempDir()
 	real, err := realzk.Start(zkDir, realzk.Options{ExtraConfig: map[string]string{"snapCount": "40"}})
