@@ -321,23 +321,16 @@ func (n *Node) electNow(log hclog.Logger) {
 // to bootstrap with: the in-memory transport for a standalone node, TCP on
 // the peer port for an ensemble member.
 func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, error) {
+	conf := bootConfiguration(cfg.ServerID, cfg.Peers)
 	if len(cfg.Peers) == 0 {
-		// A restarted standalone server keeps its configuration, so its
-		// in-memory address must not change between runs.
-		addr, trans := raft.NewInmemTransport(raft.ServerAddress("standalone-" + string(rc.LocalID)))
+		_, trans := raft.NewInmemTransport(conf.Servers[0].Address)
 		n.transport = trans
-		return raft.Configuration{Servers: []raft.Server{{ID: rc.LocalID, Address: addr}}}, nil
+		return conf, nil
 	}
-	var conf raft.Configuration
 	var self *Peer
 	for i, p := range cfg.Peers {
 		id := raft.ServerID(strconv.FormatInt(p.ID, 10))
 		n.peers[id] = p
-		suffrage := raft.Voter
-		if p.Observer {
-			suffrage = raft.Nonvoter
-		}
-		conf.Servers = append(conf.Servers, raft.Server{ID: id, Address: raft.ServerAddress(p.RaftAddr), Suffrage: suffrage})
 		if id == rc.LocalID {
 			self = &cfg.Peers[i]
 		}
@@ -357,6 +350,27 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	}
 	n.transport = nt
 	return conf, nil
+}
+
+// bootConfiguration is the Raft configuration a new node starts with: the
+// ensemble's peers (observers as non-voters), or the standalone server
+// alone at an in-memory address that must not change between runs, since
+// a restarted server keeps its configuration.
+func bootConfiguration(serverID int64, peers []Peer) raft.Configuration {
+	if len(peers) == 0 {
+		id := strconv.FormatInt(serverID, 10)
+		return raft.Configuration{Servers: []raft.Server{{ID: raft.ServerID(id), Address: raft.ServerAddress("standalone-" + id)}}}
+	}
+	var conf raft.Configuration
+	for _, p := range peers {
+		suffrage := raft.Voter
+		if p.Observer {
+			suffrage = raft.Nonvoter
+		}
+		conf.Servers = append(conf.Servers, raft.Server{ID: raft.ServerID(strconv.FormatInt(p.ID, 10)),
+			Address: raft.ServerAddress(p.RaftAddr), Suffrage: suffrage})
+	}
+	return conf
 }
 
 // leading reports whether this node is Raft's leader; false before Start

@@ -59,6 +59,9 @@ type Config struct {
 	AdminCommandURL string
 	// Admin holds the other AdminServer settings (config_admin.go).
 	Admin AdminOptions
+	// File is the zoo.cfg the configuration was read from, if any (for
+	// messages that name it).
+	File string
 	// ServerID is read from DataDir/myid; 0 when there is none.
 	ServerID int64
 	// Servers holds the server.N lines, keyed by N, values as written.
@@ -320,7 +323,9 @@ func parseConfigFile(path string, props map[string]string) (Config, error) {
 		return Config{}, err
 	}
 	defer f.Close()
-	return parseConfigWith(f, path, "", props)
+	cfg, err := parseConfigWith(f, path, "", props)
+	cfg.File = path
+	return cfg, err
 }
 
 // jvmFlagsName names the JVM flags in errors about them.

@@ -18,6 +18,16 @@ func (c Config) ensemble() bool {
 	return len(c.Servers) > 1 || (len(c.Servers) == 1 && !c.StandaloneEnabled)
 }
 
+// EnsemblePeers returns the members a server started with c runs Raft
+// with: the server.N lines as consensus peers, sorted by id, or nil for a
+// standalone server. An import seeds a data directory with them.
+func (c Config) EnsemblePeers() ([]consensus.Peer, error) {
+	if !c.ensemble() {
+		return nil, nil
+	}
+	return c.peers()
+}
+
 // peers turns the server.N lines into consensus peers, sorted by id.
 func (c Config) peers() ([]consensus.Peer, error) {
 	out := make([]consensus.Peer, 0, len(c.Servers))

@@ -11,7 +11,7 @@ import (
 // errZooKeeperData stops a server whose data directory holds Apache
 // ZooKeeper's data and none of zkraft's: starting would serve an empty
 // tree beside the operator's real one without a word.
-var errZooKeeperData = errors.New("holds Apache ZooKeeper's data, which zkraft does not read")
+var errZooKeeperData = errors.New("holds Apache ZooKeeper's data, which zkraft serves only once it is imported")
 
 // zkraftDataNames are the entries zkraft keeps in dataDir and dataLogDir
 // (docs/on-disk.md); any of them means zkraft has run here before.
@@ -31,11 +31,29 @@ func checkZooKeeperData(cfg Config) error {
 		}
 		if f := zooKeeperFile(filepath.Join(d, "version-2")); f != "" {
 			return fmt.Errorf("server: %s %w (%s). Starting here would serve an empty tree. "+
-				"Point dataDir and dataLogDir at an empty directory for zkraft, and keep ZooKeeper's data where it is "+
-				"(zkraft cannot import it yet)", d, errZooKeeperData, f)
+				"Import it first, with this server stopped: %s "+
+				"(in an ensemble, run it on every server before starting any; docs/migration.md), "+
+				"or point dataDir and dataLogDir at an empty directory to start afresh", d, errZooKeeperData, f, importCommand(cfg))
 		}
 	}
 	return nil
+}
+
+// importCommand is the zkserver import command line that seeds cfg's
+// directories from the ZooKeeper data in them.
+func importCommand(cfg Config) string {
+	cmd := "zkserver import " + cfg.DataDir
+	if cfg.DataLogDir != "" && cfg.DataLogDir != cfg.DataDir {
+		cmd += " " + cfg.DataLogDir
+	}
+	to := cfg.File
+	if to == "" {
+		to = "ZOO_CFG"
+		if len(cfg.Servers) <= 1 && (cfg.DataLogDir == "" || cfg.DataLogDir == cfg.DataDir) {
+			to = cfg.DataDir
+		}
+	}
+	return cmd + " -to " + to
 }
 
 func hasZkraftData(dir string) bool {

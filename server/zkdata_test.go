@@ -33,6 +33,7 @@ func TestZooKeeperDataStopsTheStart(t *testing.T) {
 	err := start(dir)
 	require.ErrorIs(t, err, errZooKeeperData)
 	require.ErrorContains(t, err, snap)
+	require.ErrorContains(t, err, "zkserver import "+dir+" -to "+dir, "names the import command")
 
 	require.NoError(t, os.MkdirAll(filepath.Join(dir, "zkraft-snapshots"), 0o755))
 	require.NoError(t, start(dir), "zkraft has run here before: its own data decides")

@@ -168,6 +168,28 @@ func (d *Decoder) Bool() bool {
 	return p != nil && p[0] != 0
 }
 
+// Byte reads one byte.
+func (d *Decoder) Byte() byte {
+	p := d.take(1)
+	if p == nil {
+		return 0
+	}
+	return p[0]
+}
+
+// Bytes reads n bytes without a length prefix, as a copy. n is checked
+// against the remaining input, so a length read from damaged input
+// allocates nothing it cannot fill.
+func (d *Decoder) Bytes(n int) []byte {
+	p := d.take(n)
+	if p == nil {
+		return nil
+	}
+	out := make([]byte, n)
+	copy(out, p)
+	return out
+}
+
 // length reads a length prefix; -1 means null and is reported as ok=false.
 func (d *Decoder) length() (n int, ok bool) {
 	v := d.Int()

@@ -27,21 +27,26 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
+var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
 const logLevelEnv = "ZKRAFT_LOG_LEVEL"
 
 func run(args []string, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "verify" {
-		return runVerify(args[1:], os.Stdout)
-	}
-	if len(args) > 0 && args[0] == "export-tree" {
-		return runExportTree(args[1:], os.Stdout, stderr)
-	}
-	if len(args) > 0 && args[0] == "import-tree" {
-		return runImportTree(args[1:], os.Stdin, stderr)
+	if len(args) > 0 {
+		switch args[0] {
+		case "verify":
+			return runVerify(args[1:], os.Stdout)
+		case "import":
+			return runImport(args[1:], os.Stdout, stderr)
+		case "export":
+			return runExport(args[1:], os.Stdout, stderr)
+		case "export-tree":
+			return runExportTree(args[1:], os.Stdout, stderr)
+		case "import-tree":
+			return runImportTree(args[1:], os.Stdin, stderr)
+		}
 	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
