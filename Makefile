@@ -25,6 +25,9 @@ test: fmtcheck vet
 	@# races with itself when a client reconnects while it holds watches
 	@# (see recipes/lock_cluster_test.go): they run without -race.
 	$(GO) test -count=1 -timeout 10m ./recipes/
+	@# The migration round trip with real ZooKeeper at the issue's size,
+	@# 100k znodes (under -race above it builds 10k: 100k took 100 s there).
+	$(GO) test -count=1 -timeout 10m -run TestRoundTripWithZooKeeper ./migrate/
 
 # Short fuzzing passes over the decoders and validators (not part of `make test`;
 # the committed seed corpora run as ordinary tests there).
