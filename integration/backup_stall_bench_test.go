@@ -59,9 +59,13 @@ func BenchmarkBackupStall(b *testing.B) {
 			{"follower, back to back", c.Servers[follower], 0},
 			{"no backup again", nil, 0},
 		} {
-			lat, snaps := stallPhase(b, conns, writers, phase, p.backup, p.every)
+			lat, during, snaps := stallPhase(b, conns, writers, phase, p.backup, p.every)
 			b.Logf("%-24s writes %6d  p50 %6.2f ms  p99 %6.2f ms  p99.9 %6.2f ms  max %7.2f ms  %s",
 				p.name, len(lat), ms(pct(lat, 50)), ms(pct(lat, 99)), ms(pct(lat, 99.9)), ms(lat[len(lat)-1]), snaps)
+			if len(during) > 0 {
+				b.Logf("%-24s writes %6d  p50 %6.2f ms  p99 %6.2f ms  p99.9 %6.2f ms  max %7.2f ms  (only writes that overlapped a backup)",
+					"", len(during), ms(pct(during, 50)), ms(pct(during, 99)), ms(pct(during, 99.9)), ms(during[len(during)-1]))
+			}
 		}
 	}
 }
@@ -96,13 +100,22 @@ func fillTree(b *testing.B, conn *zk.Conn, n int) {
 	wg.Wait()
 }
 
+// timedWrite is one write's start and latency.
+type timedWrite struct {
+	at  time.Time
+	lat time.Duration
+}
+
+// window is the time one backup took, from OpenBackup to Close.
+type window struct{ from, to time.Time }
+
 // stallPhase runs the writers for d, with a backup loop on backup when it
-// is set, and returns the sorted write latencies and a line about the
-// backups.
-func stallPhase(b *testing.B, conns []*zk.Conn, writers int, d time.Duration, backup *server.Server, every time.Duration) ([]time.Duration, string) {
+// is set, and returns the sorted write latencies, the sorted latencies of
+// the writes that overlapped a backup, and a line about the backups.
+func stallPhase(b *testing.B, conns []*zk.Conn, writers int, d time.Duration, backup *server.Server, every time.Duration) ([]time.Duration, []time.Duration, string) {
 	stop := make(chan struct{})
 	var mu sync.Mutex
-	var all []time.Duration
+	var all []timedWrite
 	var wg sync.WaitGroup
 	data := make([]byte, 100)
 	for w := 0; w < writers; w++ {
@@ -110,7 +123,7 @@ func stallPhase(b *testing.B, conns []*zk.Conn, writers int, d time.Duration, ba
 		go func() {
 			defer wg.Done()
 			conn, path := conns[w%len(conns)], fmt.Sprintf("/w%d", w)
-			var lat []time.Duration
+			var lat []timedWrite
 			for {
 				select {
 				case <-stop:
@@ -124,30 +137,55 @@ func stallPhase(b *testing.B, conns []*zk.Conn, writers int, d time.Duration, ba
 				if _, err := conn.Set(path, data, -1); err != nil {
 					b.Error(err)
 				}
-				lat = append(lat, time.Since(t0))
+				lat = append(lat, timedWrite{t0, time.Since(t0)})
 			}
 		}()
 	}
 	snaps := "no backups"
 	done := make(chan string)
-	go func() { done <- backupLoop(b, backup, every, stop) }()
+	var windows []window
+	go func() {
+		s, w := backupLoop(b, backup, every, stop)
+		windows = w
+		done <- s
+	}()
 	time.Sleep(d) // the phase's length: a measurement window, not a synchronisation
 	close(stop)
 	wg.Wait()
 	if s := <-done; s != "" {
 		snaps = s
 	}
-	slices.Sort(all)
-	return all, snaps
+	lat, during := make([]time.Duration, 0, len(all)), []time.Duration(nil)
+	for _, w := range all {
+		lat = append(lat, w.lat)
+		if overlaps(w, windows) {
+			during = append(during, w.lat)
+		}
+	}
+	slices.Sort(lat)
+	slices.Sort(during)
+	return lat, during, snaps
+}
+
+// overlaps tells whether a write was in flight during one of windows.
+func overlaps(w timedWrite, windows []window) bool {
+	end := w.at.Add(w.lat)
+	for _, win := range windows {
+		if w.at.Before(win.to) && end.After(win.from) {
+			return true
+		}
+	}
+	return false
 }
 
 // backupLoop takes backups on s until stop, back to back or one every
-// period, and describes them.
-func backupLoop(b *testing.B, s *server.Server, every time.Duration, stop <-chan struct{}) string {
+// period, describes them and returns when each ran.
+func backupLoop(b *testing.B, s *server.Server, every time.Duration, stop <-chan struct{}) (string, []window) {
 	if s == nil {
-		return ""
+		return "", nil
 	}
 	var took []time.Duration
+	var windows []window
 	var size int64
 	next := time.Now()
 	for {
@@ -157,16 +195,16 @@ func backupLoop(b *testing.B, s *server.Server, every time.Duration, stop <-chan
 		case <-stop:
 			slices.Sort(took)
 			if len(took) == 0 {
-				return "no backup finished"
+				return "no backup finished", windows
 			}
-			return fmt.Sprintf("%d backups of %.1f MB, each %v (median)", len(took), float64(size)/1e6, took[len(took)/2].Round(time.Millisecond))
+			return fmt.Sprintf("%d backups of %.1f MB, each %v (median)", len(took), float64(size)/1e6, took[len(took)/2].Round(time.Millisecond)), windows
 		}
 		next = next.Add(every)
 		t0 := time.Now()
 		bk, err := s.OpenBackup(context.Background())
 		if err != nil {
 			b.Error(err)
-			return "failed"
+			return "failed", windows
 		}
 		if _, err := bk.WriteTo(io.Discard); err != nil {
 			b.Error(err)
@@ -174,6 +212,7 @@ func backupLoop(b *testing.B, s *server.Server, every time.Duration, stop <-chan
 		size = bk.Size
 		bk.Close()
 		took = append(took, time.Since(t0))
+		windows = append(windows, window{t0, time.Now()})
 	}
 }
 
