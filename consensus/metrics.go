@@ -1,9 +1,7 @@
 package consensus
 
 import (
-	"math"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -19,18 +17,18 @@ import (
 
 // nodeMetrics are the metrics a Node records.
 type nodeMetrics struct {
-	commitCount   *metrics.Counter // commands applied while leading (ZooKeeper counts at the leader)
-	proposalCount *metrics.Counter // commands this node appended as leader
-	lookingCount  *metrics.Counter // times an ensemble member found itself without a leader
-	electionTime  *metrics.Summary // ms from losing (or starting without) a leader to knowing one
-	fsyncTime     *metrics.Summary // ms to store and sync a log append (durable, forceSync=yes)
-	snapshotTime  *metrics.Summary // ms to write a snapshot
-	dbInitTime    *metrics.Summary // ms to open the stores and recover the state at start
-	snapLoadTime  *metrics.Summary // ms to load the snapshot at start
-	txnsLoadTime  *metrics.Summary // ms to replay the log after it at start
-	txnsLoaded    *metrics.Summary // log entries replayed at start
-	proposalLat   *metrics.Summary // ms from a leader's append to its commit
-	proposalSize  sizeStats        // bytes of the commands appended as leader
+	commitCount   *metrics.Counter    // commands applied while leading (ZooKeeper counts at the leader)
+	proposalCount *metrics.Counter    // commands this node appended as leader
+	lookingCount  *metrics.Counter    // times an ensemble member found itself without a leader
+	electionTime  *metrics.Summary    // ms from losing (or starting without) a leader to knowing one
+	fsyncTime     *metrics.Summary    // ms to store and sync a log append (durable, forceSync=yes)
+	snapshotTime  *metrics.Summary    // ms to write a snapshot
+	dbInitTime    *metrics.Summary    // ms to open the stores and recover the state at start
+	snapLoadTime  *metrics.Summary    // ms to load the snapshot at start
+	txnsLoadTime  *metrics.Summary    // ms to replay the log after it at start
+	txnsLoaded    *metrics.Summary    // log entries replayed at start
+	proposalLat   *metrics.Summary    // ms from a leader's append to its commit
+	proposalSize  metrics.BufferStats // bytes of the commands appended as leader
 
 	election electionClock
 }
@@ -53,45 +51,20 @@ func newNodeMetrics(set *metrics.Set) *nodeMetrics {
 		txnsLoaded:    set.Summary("startup_txns_loaded", metrics.Basic),
 		proposalLat:   set.Summary("proposal_latency", metrics.Advanced),
 	}
-	m.proposalSize.reset()
+	m.proposalSize.Reset()
 	return m
 }
 
 // proposed records a command of size bytes appended as leader.
 func (m *nodeMetrics) proposed(size int) {
 	m.proposalCount.Inc()
-	m.proposalSize.add(int64(size))
+	m.proposalSize.Add(int64(size))
 }
 
 // ProposalSizes returns the last, smallest and largest command this node
 // appended as leader, in bytes; -1 each before the first (ZooKeeper's
 // last/min/max_proposal_size).
-func (n *Node) ProposalSizes() (last, min, max int64) { return n.metrics.proposalSize.values() }
-
-// sizeStats are last, min and max of a size (ZooKeeper's BufferStats).
-type sizeStats struct{ last, min, max atomic.Int64 }
-
-func (b *sizeStats) reset() {
-	b.last.Store(-1)
-	b.min.Store(math.MaxInt64)
-	b.max.Store(-1)
-}
-
-func (b *sizeStats) add(n int64) {
-	b.last.Store(n)
-	for m := b.min.Load(); n < m && !b.min.CompareAndSwap(m, n); m = b.min.Load() {
-	}
-	for m := b.max.Load(); n > m && !b.max.CompareAndSwap(m, n); m = b.max.Load() {
-	}
-}
-
-func (b *sizeStats) values() (last, min, max int64) {
-	min = b.min.Load()
-	if min == math.MaxInt64 {
-		min = -1
-	}
-	return b.last.Load(), min, b.max.Load()
-}
+func (n *Node) ProposalSizes() (last, min, max int64) { return n.metrics.proposalSize.Values() }
 
 // electionClock turns an ensemble member's leader observations into
 // looking_count and election_time. A member starts looking, as a

@@ -148,6 +148,15 @@ func (t *Tree) decodeNode(d *wire.Decoder, refs *[]uint32) (string, *node, int, 
 // Walk calls fn for every node in pre-order, children sorted by name,
 // with the node's path and served Stat.
 func (t *Tree) Walk(fn func(path string, st wire.Stat)) {
+	t.preorder(func(path string, n *node) error {
+		fn(path, n.stat(t.cfg.ExtendedTypesEnabled))
+		return nil
+	})
+}
+
+// preorder calls fn for every node in pre-order, children sorted by name,
+// with the node's path ("/" for the root), and stops at fn's first error.
+func (t *Tree) preorder(fn func(path string, n *node) error) error {
 	type frame struct {
 		path string
 		n    *node
@@ -156,7 +165,9 @@ func (t *Tree) Walk(fn func(path string, st wire.Stat)) {
 	for len(stack) > 0 {
 		f := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		fn(f.path, f.n.stat(t.cfg.ExtendedTypesEnabled))
+		if err := fn(f.path, f.n); err != nil {
+			return err
+		}
 		prefix := f.path
 		if prefix == rootPath {
 			prefix = ""
@@ -166,4 +177,5 @@ func (t *Tree) Walk(fn func(path string, st wire.Stat)) {
 			stack = append(stack, frame{prefix + "/" + string(kids[i].name()), kids[i]})
 		}
 	}
+	return nil
 }

@@ -122,27 +122,7 @@ func (t *Tree) stored(n *node) StoredNode {
 // first error fn returns. The Data and ACL slices are shared with the
 // tree: fn must not modify or keep them past the tree's next change.
 func (t *Tree) WalkStored(fn func(path string, sn StoredNode) error) error {
-	type frame struct {
-		path string
-		n    *node
-	}
-	stack := []frame{{rootPath, t.root}}
-	for len(stack) > 0 {
-		f := stack[len(stack)-1]
-		stack = stack[:len(stack)-1]
-		if err := fn(f.path, t.stored(f.n)); err != nil {
-			return err
-		}
-		prefix := f.path
-		if prefix == rootPath {
-			prefix = ""
-		}
-		kids := sortedChildren(f.n)
-		for i := len(kids) - 1; i >= 0; i-- {
-			stack = append(stack, frame{prefix + "/" + string(kids[i].name()), kids[i]})
-		}
-	}
-	return nil
+	return t.preorder(func(path string, n *node) error { return fn(path, t.stored(n)) })
 }
 
 // recountQuotas is DataTree.setupQuota: for every leaf called

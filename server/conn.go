@@ -509,7 +509,7 @@ func (c *conn) writeReply(r *reply) {
 	c.srv.stats.sent(r.latency)
 	m := c.srv.m
 	m.responseBytes.Add(n)
-	m.responseSize.add(n)
+	m.responseSize.Add(n)
 }
 
 // writeEvents writes the queued watch events; the caller holds out.mu.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"math"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -28,8 +27,8 @@ type serverMetrics struct {
 	writePerNamespace           *metrics.SummarySet
 	createdWatch, deletedWatch  *metrics.Summary // watchers fired per event
 	changedWatch, childrenWatch *metrics.Summary
-	authFailed                  atomic.Int64 // ServerStats' auth_failed_count gauge
-	responseSize                bufferStats  // ServerStats' client response sizes
+	authFailed                  atomic.Int64        // ServerStats' auth_failed_count gauge
+	responseSize                metrics.BufferStats // ServerStats' client response sizes
 }
 
 // newServerMetrics registers the server's metrics in set, then those of
@@ -53,7 +52,7 @@ func newServerMetrics(set *metrics.Set) *serverMetrics {
 		changedWatch:         set.Summary("node_changed_watch_count", metrics.Basic),
 		childrenWatch:        set.Summary("node_children_watch_count", metrics.Basic),
 	}
-	m.responseSize.reset()
+	m.responseSize.Reset()
 	registerIdle(set)
 	return m
 }
@@ -115,36 +114,6 @@ func topNamespace(path string) string {
 		rest = rest[:i]
 	}
 	return rest
-}
-
-// bufferStats are the last, smallest and largest reply sizes (ZooKeeper's
-// BufferStats): -1 until the first reply.
-type bufferStats struct {
-	last, min, max atomic.Int64
-}
-
-func (b *bufferStats) reset() {
-	b.last.Store(-1)
-	b.min.Store(math.MaxInt64)
-	b.max.Store(-1)
-}
-
-// add records one size: a store, and a CAS only when a bound moves.
-func (b *bufferStats) add(n int64) {
-	b.last.Store(n)
-	for m := b.min.Load(); n < m && !b.min.CompareAndSwap(m, n); m = b.min.Load() {
-	}
-	for m := b.max.Load(); n > m && !b.max.CompareAndSwap(m, n); m = b.max.Load() {
-	}
-}
-
-// values returns last, min and max, each -1 before the first reply.
-func (b *bufferStats) values() (last, min, max int64) {
-	min = b.min.Load()
-	if min == math.MaxInt64 {
-		min = -1
-	}
-	return b.last.Load(), min, b.max.Load()
 }
 
 // appliedWrites records an applied transaction's writes per namespace

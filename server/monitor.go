@@ -43,7 +43,7 @@ func (s *Server) Metrics() *metrics.Set { return s.metricSet }
 // second.
 func (s *Server) MonitorGauges() []MonitorRow {
 	min, avg, max := s.stats.lat.snapshot()
-	last, minSize, maxSize := s.m.responseSize.values()
+	last, minSize, maxSize := s.m.responseSize.Values()
 	nodes, _ := s.nodeCount()
 	var ephemerals, sessions int
 	var dataSize int64
