@@ -3,7 +3,7 @@
 
 GO ?= go
 
-.PHONY: run test build vet fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet crossvet fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -18,7 +18,14 @@ fmtcheck:
 vet:
 	$(GO) vet ./...
 
-test: fmtcheck vet
+# Type-checks the code and the tests for every platform zkraft ships for
+# (go vet builds no binaries, so this is quick).
+PLATFORMS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
+crossvet:
+	@for p in $(PLATFORMS); do echo "go vet ./... ($$p)"; \
+		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; done
+
+test: fmtcheck vet crossvet
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/recipes$$')
 	@# The recipe tests break clients' connections on purpose (faults,
 	@# leader kills, closes with watches set), and go-zookeeper v1.0.4

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
@@ -200,15 +199,6 @@ type timingLock struct {
 	// leaves out the time the machine ran other threads.
 	cpuAt  time.Duration
 	maxCPU time.Duration
-}
-
-// threadCPU is the calling thread's CPU time (Linux), or 0.
-func threadCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func (l *timingLock) Lock() { l.inner.Lock(); l.at, l.cpuAt = time.Now(), threadCPU(); l.steps++ }

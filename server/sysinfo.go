@@ -4,7 +4,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // openFDs counts this process's open file descriptors (0 where /proc is
@@ -15,15 +14,6 @@ func openFDs() int {
 		return 0
 	}
 	return len(entries)
-}
-
-// maxFDs is the soft limit on open files, for zk_max_file_descriptor_count.
-func maxFDs() uint64 {
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return 0
-	}
-	return lim.Cur
 }
 
 // dirSizes returns the bytes under dataDir and dataLogDir (0 in memory),

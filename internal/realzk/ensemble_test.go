@@ -1,12 +1,10 @@
 package realzk
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -93,8 +91,8 @@ func TestEnsemble(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, pid := range pids {
-		if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-			t.Errorf("process group %d still there after Stop: %v", pid, err)
+		if err := groupGone(pid); err != nil {
+			t.Error(err)
 		}
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -41,8 +40,8 @@ func TestStartStop(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("process group %d still there: %v", pid, err)
+	if err := groupGone(pid); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := FourLetterWord(s.Addr(), "ruok", time.Second); err == nil {
 		t.Fatal("server still answers after Stop")
@@ -94,8 +93,8 @@ func TestLaunchReturnsBeforeServing(t *testing.T) {
 	if err := s.Stop(); err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Kill(-pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("process group %d still there: %v", pid, err)
+	if err := groupGone(pid); err != nil {
+		t.Fatal(err)
 	}
 	if err := s.Exited(); !errors.Is(err, errExited) {
 		t.Fatalf("Exited() after Stop = %v, want errExited", err)

@@ -1,0 +1,7 @@
+//go:build !unix
+
+package main
+
+// ensureOpenFiles has no limit to raise where open files are not counted
+// against an rlimit (Windows).
+func ensureOpenFiles(n int, inProcess bool) error { return nil }
