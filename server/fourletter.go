@@ -13,13 +13,6 @@ import (
 	"github.com/zkraft/zkraft/consensus"
 )
 
-// Version is the ZooKeeper version zkraft reports. The "-zkraft" suffix
-// tells tools which server they talk to while keeping ZooKeeper's format.
-const Version = "3.8.0-zkraft"
-
-// buildStamp is printed in ZooKeeper's pre-3.7 "built on" form, which is
-// what go-zookeeper's FLWSrvr parses.
-var buildStamp = "11/22/2026 00:00 GMT"
 
 // fourLetterCommands maps each word to the function that writes its output.
 var fourLetterCommands = map[string]func(s *Server, w io.Writer){

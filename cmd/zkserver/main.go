@@ -27,7 +27,7 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
+var errUsage = errors.New("usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
@@ -52,6 +52,7 @@ func run(args []string, stderr io.Writer) error {
 	fs.SetOutput(io.Discard)
 	pprofAddr := fs.String("pprof", "", "serve net/http/pprof, expvar and heap figures over HTTP on `host:port` (off when empty)")
 	levelName := fs.String("log-level", "", "log `level`: debug, info, warn or error (default $"+logLevelEnv+", else info)")
+	showVersion := fs.Bool("version", false, "print zkserver's version and build time, then exit")
 	jaasFile := fs.String("jaas", "", "JAAS login configuration `file` whose Server section lists the SASL users\n(default: -Djava.security.auth.login.config in $"+jvmFlagsEnv+")")
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
 		fmt.Fprintln(stderr, errUsage)
@@ -62,6 +63,10 @@ func run(args []string, stderr io.Writer) error {
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("%v\n%w", err, errUsage)
+	}
+	if *showVersion {
+		fmt.Println("zkserver", server.BuildVersion())
+		return nil
 	}
 	level, err := logLevel(*levelName, os.Getenv(logLevelEnv))
 	if err != nil {
