@@ -13,7 +13,6 @@ import (
 	"github.com/zkraft/zkraft/consensus"
 )
 
-
 // fourLetterCommands maps each word to the function that writes its output.
 var fourLetterCommands = map[string]func(s *Server, w io.Writer){
 	"ruok": func(_ *Server, w io.Writer) { io.WriteString(w, "imok") },

@@ -97,13 +97,20 @@ func TestPprofFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-pprof"}, "flag needs an argument"},
-		{[]string{"-nosuchflag"}, "usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
+		{[]string{"-nosuchflag"}, "usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
 		{[]string{"-pprof", "127.0.0.1:1:2"}, "-pprof: listen tcp"},
-		{[]string{"-pprof", "127.0.0.1:0", "a.cfg", "b.cfg"}, "usage: zkserver [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
+		{[]string{"-pprof", "127.0.0.1:0", "a.cfg", "b.cfg"}, "usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
 	}
 	for _, c := range cases {
 		out, err := exec.Command(bin, c.args...).CombinedOutput()
 		require.Error(t, err, "%q", c.args)
 		require.True(t, strings.Contains(string(out), c.want), "%q: output %q, want %q", c.args, out, c.want)
 	}
+}
+
+// -version prints the version srvr reports and exits.
+func TestVersionFlag(t *testing.T) {
+	out, err := exec.Command(buildServer(t), "-version").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Regexp(t, `^zkserver 3\.8\.0-zkraft[A-Za-z0-9.-]*, built on \d\d/\d\d/\d\d\d\d \d\d:\d\d GMT\n$`, string(out))
 }
