@@ -1,0 +1,46 @@
+// Command zkcli is a JVM-free command-line client for ZooKeeper-compatible
+// servers (zkraft and Apache ZooKeeper), built on the stock go-zookeeper
+// client. It takes zkCli.sh's command syntax and, where scripts parse it,
+// prints what ZooKeeper 3.8's zkCli.sh prints.
+//
+// This version runs one command per invocation (zkCli.sh's one-shot mode):
+//
+//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...
+//
+// Commands:
+//
+//	ls [-s] [-R] path
+//	get [-s] path
+//	set [-s] [-v version] path data
+//	create [-s] [-e] [-c] [-t ttl] path [data] [acl]
+//	delete [-v version] path
+//	deleteall path [-b batch size]
+//	stat path
+//	getAcl [-s] path
+//	setAcl [-s] [-v version] [-R] path acl
+//	addauth scheme auth [cmd args...]
+//	sync path
+//	getEphemerals [path]
+//	getAllChildrenNumber path
+//	config [-s]
+//
+// Output goes to standard output exactly as zkCli.sh writes it ("[a, b]" for
+// ls, the data then "cZxid = 0x..." lines for get -s, "'world,'anyone" and
+// ": cdrwa" for getAcl, ...); messages zkCli.sh writes to standard error
+// ("Created /x", errors such as "Node does not exist: /x") go to standard
+// error. A failed command exits with status 1, a usage error with status 1
+// after the command's usage line, an unknown command with status 127.
+//
+// Authentication: -auth scheme:auth (repeatable) and a leading
+// "addauth scheme auth" both add credentials to the session before the
+// command runs, so "zkcli addauth digest u:p get /x" works in one shot.
+//
+// --json makes ls, get and stat print one JSON object instead (see
+// jsonout.go for its fields); other commands ignore it.
+//
+// getEphemerals and getAllChildrenNumber use requests go-zookeeper does not
+// offer, so zkcli sends them on a second, short-lived session of its own
+// (raw.go) that carries the same credentials. In one-shot mode the session
+// asking getEphemerals has created nothing, so, as with zkCli.sh's one-shot
+// mode, it lists no nodes.
+package main

@@ -1,0 +1,138 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// authInfo is one credential added to the session (-auth or addauth).
+type authInfo struct {
+	scheme string
+	auth   []byte
+}
+
+// client is one zkcli invocation: its options, its session and where it
+// writes.
+type client struct {
+	server  string
+	timeout time.Duration
+	json    bool
+	auths   []authInfo
+	conn    *zk.Conn
+	out     io.Writer // the command's output (zkCli.sh's System.out)
+	errw    io.Writer // messages zkCli.sh writes to System.err
+}
+
+// authFlag collects repeated -auth scheme:auth flags.
+type authFlag struct{ list *[]authInfo }
+
+func (a authFlag) String() string { return "" }
+
+func (a authFlag) Set(v string) error {
+	scheme, auth, ok := strings.Cut(v, ":")
+	if !ok || scheme == "" {
+		return fmt.Errorf("-auth wants scheme:auth, not %q", v)
+	}
+	*a.list = append(*a.list, authInfo{scheme, []byte(auth)})
+	return nil
+}
+
+// run runs one zkcli invocation and returns its exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	c := &client{out: stdout, errw: stderr}
+	fs := flag.NewFlagSet("zkcli", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&c.server, "server", "localhost:2181", "`host:port` of the server to connect to")
+	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
+	fs.BoolVar(&c.json, "json", false, "print ls, get and stat as JSON")
+	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...")
+		fs.PrintDefaults()
+		printCommands(stderr)
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 1
+	}
+	words := fs.Args()
+	// Leading "addauth scheme auth" words apply to the session, as if
+	// zkCli.sh had run addauth before the command.
+	for len(words) >= 3 && words[0] == "addauth" {
+		c.auths = append(c.auths, authInfo{words[1], []byte(words[2])})
+		words = words[3:]
+	}
+	if len(words) == 0 {
+		fs.Usage()
+		return 1
+	}
+	cmd, ok := commands[words[0]]
+	if !ok {
+		printCommands(stderr)
+		fmt.Fprintf(stderr, "Command not found: Command not found %s\n", words[0])
+		return 127
+	}
+	o, err := parseOptions(cmd, words)
+	if err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	if err := c.connect(); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	defer c.conn.Close()
+	if err := cmd.run(c, o); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
+	}
+	return 0
+}
+
+// quiet discards go-zookeeper's log lines, which zkCli.sh does not print.
+type quiet struct{}
+
+func (quiet) Printf(string, ...interface{}) {}
+
+// connect opens the session, waits until the server has granted it and adds
+// the credentials.
+func (c *client) connect() error {
+	conn, events, err := zk.Connect([]string{c.server}, c.timeout, zk.WithLogger(quiet{}))
+	if err != nil {
+		return fmt.Errorf("Unable to connect to %s: %v", c.server, err)
+	}
+	deadline := time.After(c.timeout)
+	for conn.State() != zk.StateHasSession {
+		select {
+		case ev := <-events:
+			if ev.State == zk.StateAuthFailed || ev.State == zk.StateExpired {
+				conn.Close()
+				return fmt.Errorf("Unable to connect to %s: %v", c.server, ev.State)
+			}
+		case <-deadline:
+			conn.Close()
+			return fmt.Errorf("Unable to connect to %s: no session after %v", c.server, c.timeout)
+		}
+	}
+	c.conn = conn
+	for _, a := range c.auths {
+		if err := conn.AddAuth(a.scheme, a.auth); err != nil {
+			conn.Close()
+			return fmt.Errorf("addauth %s: %v", a.scheme, err)
+		}
+	}
+	return nil
+}
