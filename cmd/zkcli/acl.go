@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -92,6 +93,10 @@ func cmdSetACL(c *client, o *options) error {
 	}
 	if err := validatePath(path); err != nil {
 		return err
+	}
+	if len(acl) == 0 {
+		// ZooKeeper.setACL rejects an empty ACL before sending it.
+		return errors.New("Acl is not valid : null")
 	}
 	if !o.has('R') {
 		st, err := c.conn.SetACL(path, acl, v)

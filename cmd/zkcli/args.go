@@ -76,7 +76,8 @@ func printCommands(w io.Writer) {
 
 // parseOptions splits words (the command's name first) into options and
 // positional arguments the way zkCli.sh's option parser does: options may
-// come anywhere, "--" ends them, and an unknown option is an error. The
+// come anywhere, "--" ends them, and an unknown option is an error (with
+// the message of commons-cli's exception, which zkCli.sh prints). The
 // watch option -w is accepted and ignored (one-shot mode has no watches).
 func parseOptions(cmd *command, words []string) (*options, error) {
 	o := &options{name: words[0], set: map[byte]string{}, args: []string{words[0]}}
@@ -100,14 +101,14 @@ func parseOptions(cmd *command, words []string) (*options, error) {
 			v := w[2:]
 			if v == "" {
 				if i+1 >= len(rest) {
-					return nil, fmt.Errorf("Missing argument for option: %c", f)
+					return nil, fmt.Errorf("org.apache.commons.cli.MissingArgumentException: Missing argument for option: %c", f)
 				}
 				i++
 				v = rest[i]
 			}
 			o.set[f] = v
 		default:
-			return nil, fmt.Errorf("Unrecognized option: %s", w)
+			return nil, fmt.Errorf("org.apache.commons.cli.UnrecognizedOptionException: Unrecognized option: %s", w)
 		}
 	}
 	if len(o.args)-1 < cmd.minArgs {

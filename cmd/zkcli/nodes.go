@@ -159,6 +159,12 @@ func cmdCreate(c *client, o *options) error {
 	if err := validatePath(check); err != nil {
 		return err
 	}
+	if len(acl) == 0 {
+		// ZooKeeper.create rejects an empty ACL before sending it, with
+		// an InvalidACLException that has no path.
+		fmt.Fprintln(c.errw, "KeeperErrorCode = InvalidACL")
+		return errors.New("Acl is not valid : null")
+	}
 	var flags int32
 	if e {
 		flags |= zk.FlagEphemeral
