@@ -94,11 +94,11 @@ func cmdSetACL(c *client, o *options) error {
 	if err := validatePath(path); err != nil {
 		return err
 	}
-	if len(acl) == 0 {
-		// ZooKeeper.setACL rejects an empty ACL before sending it.
-		return errors.New("Acl is not valid : null")
-	}
 	if !o.has('R') {
+		if len(acl) == 0 {
+			// ZooKeeper.setACL rejects an empty ACL before sending it.
+			return errors.New("Acl is not valid : null")
+		}
 		st, err := c.conn.SetACL(path, acl, v)
 		if err != nil {
 			return cliMessage(err, path)
@@ -109,7 +109,9 @@ func cmdSetACL(c *client, o *options) error {
 		return nil
 	}
 	return c.visitDFS(path, func(p string) {
-		if _, err := c.conn.SetACL(p, acl, v); err != nil {
+		if len(acl) == 0 {
+			fmt.Fprint(c.out, "KeeperErrorCode = InvalidACL")
+		} else if _, err := c.conn.SetACL(p, acl, v); err != nil {
 			fmt.Fprint(c.out, keeperErr(err, p))
 		}
 	})

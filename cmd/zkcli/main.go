@@ -71,7 +71,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	words := fs.Args()
 	// Leading "addauth scheme auth" words apply to the session, as if
 	// zkCli.sh had run addauth before the command.
-	for len(words) >= 3 && words[0] == "addauth" {
+	for len(words) > 3 && words[0] == "addauth" {
 		c.auths = append(c.auths, authInfo{words[1], []byte(words[2])})
 		words = words[3:]
 	}
