@@ -57,7 +57,7 @@ func init() {
 		"sync":                 {usage: "path", minArgs: 1, run: cmdSync},
 		"getEphemerals":        {usage: "path", run: cmdGetEphemerals},
 		"getAllChildrenNumber": {usage: "path", minArgs: 1, run: cmdGetAllChildrenNumber},
-		"config":               {usage: "[-c] [-w] [-s]", flags: "s", run: cmdConfig},
+		"config":               {usage: "[-c] [-w] [-s]", flags: "cws", run: cmdConfig},
 	}
 }
 

@@ -22,7 +22,7 @@
 //	sync path
 //	getEphemerals [path]
 //	getAllChildrenNumber path
-//	config [-s]
+//	config [-w] [-s]
 //
 // Output goes to standard output exactly as zkCli.sh writes it ("[a, b]" for
 // ls, the data then "cZxid = 0x..." lines for get -s, "'world,'anyone" and

@@ -265,8 +265,12 @@ func cmdSync(c *client, o *options) error {
 // configPath is where servers keep the dynamic configuration.
 const configPath = "/zookeeper/config"
 
-// cmdConfig is "config [-s]": the data of /zookeeper/config.
+// cmdConfig is "config [-w] [-s]": the data of /zookeeper/config (-w is
+// accepted and, in one-shot mode, pointless; -c is not supported yet).
 func cmdConfig(c *client, o *options) error {
+	if o.has('c') {
+		return errors.New("zkcli: config -c (the client connection string) is not supported yet")
+	}
 	data, st, err := c.conn.Get(configPath)
 	if err != nil {
 		return cliMessage(err, configPath)
