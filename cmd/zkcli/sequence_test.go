@@ -33,6 +33,7 @@ func sequence() []step {
 		"create $R/acl1 d ip:127.0.0.1:cdrwa",
 		"create $R/acl3 d digest:u:x:rwz",
 		"create $R/acl4 d bad",
+		"create $R/acl2 d auth::cdrwa",
 		"create $R/sec secret digest:" + digestID("u", "p") + ":cdrwa",
 		"ls $R",
 		"ls -s $R",
