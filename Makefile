@@ -8,13 +8,13 @@ GO ?= go
 run:
 	$(GO) run ./cmd/zkserver
 
-# make build writes bin/zkserver and bin/zkbench, stamped with the build
+# make build writes bin/zkserver, bin/zkbench and bin/zkcli, stamped with the build
 # time that srvr's "built on" and `zkserver -version` print.
 BUILD_TIME ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
 LDFLAGS = -X github.com/zkraft/zkraft/server.buildTime=$(BUILD_TIME)
 build:
 	$(GO) build ./...
-	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/zkserver ./cmd/zkbench
+	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/zkserver ./cmd/zkbench ./cmd/zkcli
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
