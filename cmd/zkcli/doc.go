@@ -35,6 +35,11 @@
 // "addauth scheme auth" both add credentials to the session before the
 // command runs, so "zkcli addauth digest u:p get /x" works in one shot.
 //
+// zkcli's own flags come before the command; everything after the
+// command's name is the command's, as in zkCli.sh. Data is printed as the
+// node holds it: zkCli.sh decodes it as UTF-8 and prints U+FFFD for bytes
+// that are not, zkcli writes the bytes unchanged.
+//
 // --json makes ls, get and stat print one JSON object instead (see
 // jsonout.go for its fields); other commands ignore it.
 //
