@@ -150,8 +150,14 @@ func (n *Node) confirmQuorum() error {
 	if n.fwdCli == nil {
 		return nil
 	}
-	if err := n.raft.VerifyLeader().Error(); err != nil {
-		return fmt.Errorf("%w: %v", ErrRestoreNoQuorum, err)
+	// Two rounds: Raft counts a heartbeat answer that was already on its
+	// way when the first round began, which can come from a follower that
+	// has stopped since; every answer of the second round was sent after
+	// the first round ended.
+	for range 2 {
+		if err := n.raft.VerifyLeader().Error(); err != nil {
+			return fmt.Errorf("%w: %v", ErrRestoreNoQuorum, err)
+		}
 	}
 	return nil
 }
