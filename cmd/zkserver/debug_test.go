@@ -97,9 +97,9 @@ func TestPprofFlagErrors(t *testing.T) {
 		want string
 	}{
 		{[]string{"-pprof"}, "flag needs an argument"},
-		{[]string{"-nosuchflag"}, "usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
+		{[]string{"-nosuchflag"}, "usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
 		{[]string{"-pprof", "127.0.0.1:1:2"}, "-pprof: listen tcp"},
-		{[]string{"-pprof", "127.0.0.1:0", "a.cfg", "b.cfg"}, "usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
+		{[]string{"-pprof", "127.0.0.1:0", "a.cfg", "b.cfg"}, "usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]"},
 	}
 	for _, c := range cases {
 		out, err := exec.Command(bin, c.args...).CombinedOutput()

@@ -27,7 +27,7 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
+var errUsage = errors.New("usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
@@ -54,12 +54,10 @@ func run(args []string, stderr io.Writer) error {
 	levelName := fs.String("log-level", "", "log `level`: debug, info, warn or error (default $"+logLevelEnv+", else info)")
 	showVersion := fs.Bool("version", false, "print zkserver's version and build time, then exit")
 	jaasFile := fs.String("jaas", "", "JAAS login configuration `file` whose Server section lists the SASL users\n(default: -Djava.security.auth.login.config in $"+jvmFlagsEnv+")")
+	var over overrides
+	over.register(fs)
 	if err := fs.Parse(args); errors.Is(err, flag.ErrHelp) {
-		fmt.Fprintln(stderr, errUsage)
-		fs.SetOutput(stderr)
-		fs.PrintDefaults()
-		fmt.Fprintln(stderr, "\nLogs are log/slog text records on stderr. At info level a healthy server logs its start,\n"+
-			"one line per leader change and its stop; warn and error lines need an operator.")
+		printHelp(fs, stderr)
 		return nil
 	} else if err != nil {
 		return fmt.Errorf("%v\n%w", err, errUsage)
@@ -82,6 +80,9 @@ func run(args []string, stderr io.Writer) error {
 	}
 	cfg, err := loadConfig(fs.Args(), os.Getenv(jvmFlagsEnv), *jaasFile, log)
 	if err != nil {
+		return err
+	}
+	if err := over.apply(fs, &cfg); err != nil {
 		return err
 	}
 	if *pprofAddr != "" {

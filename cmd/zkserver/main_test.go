@@ -52,7 +52,7 @@ func TestBadConfigFailsWithClearMessage(t *testing.T) {
 
 	out, err = exec.Command(bin, "a.cfg", "b.cfg").CombinedOutput()
 	require.Error(t, err)
-	require.Contains(t, string(out), "usage: zkserver [-version] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]")
+	require.Contains(t, string(out), "usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]")
 }
 
 func TestServesFromZooCfgAndStopsOnSignals(t *testing.T) {
