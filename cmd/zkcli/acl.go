@@ -85,13 +85,9 @@ func cmdGetACL(c *client, o *options) error {
 // the ACL on every node of the subtree in ls -R's order and, as zkCli.sh
 // does, prints each failure's message on standard output with no newline.
 func cmdSetACL(c *client, o *options) error {
-	path := o.args[1]
 	acl := parseACL(c.errw, o.args[2])
-	v, err := o.version()
+	path, v, err := o.versionedPath()
 	if err != nil {
-		return err
-	}
-	if err := validatePath(path); err != nil {
 		return err
 	}
 	if !o.has('R') {

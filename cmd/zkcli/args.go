@@ -40,6 +40,20 @@ func (o *options) version() (int32, error) {
 	return int32(n), nil
 }
 
+// versionedPath returns the command's path (its first argument) and -v's
+// version, checked in zkCli.sh's order: the version, then the path.
+func (o *options) versionedPath() (string, int32, error) {
+	v, err := o.version()
+	if err != nil {
+		return "", 0, err
+	}
+	path := o.args[1]
+	if err := validatePath(path); err != nil {
+		return "", 0, err
+	}
+	return path, v, nil
+}
+
 var commands map[string]*command
 
 func init() {

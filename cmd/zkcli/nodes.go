@@ -97,12 +97,8 @@ func cmdStat(c *client, o *options) error {
 
 // cmdSet is "set [-s] [-v version] path data".
 func cmdSet(c *client, o *options) error {
-	path := o.args[1]
-	v, err := o.version()
+	path, v, err := o.versionedPath()
 	if err != nil {
-		return err
-	}
-	if err := validatePath(path); err != nil {
 		return err
 	}
 	st, err := c.conn.Set(path, []byte(o.args[2]), v)
@@ -198,12 +194,8 @@ func cmdCreate(c *client, o *options) error {
 
 // cmdDelete is "delete [-v version] path".
 func cmdDelete(c *client, o *options) error {
-	path := o.args[1]
-	v, err := o.version()
+	path, v, err := o.versionedPath()
 	if err != nil {
-		return err
-	}
-	if err := validatePath(path); err != nil {
 		return err
 	}
 	return cliMessage(c.conn.Delete(path, v), path)
