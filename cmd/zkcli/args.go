@@ -72,6 +72,9 @@ func init() {
 		"getEphemerals":        {usage: "path", run: cmdGetEphemerals},
 		"getAllChildrenNumber": {usage: "path", minArgs: 1, run: cmdGetAllChildrenNumber},
 		"config":               {usage: "[-c] [-w] [-s]", flags: "cws", run: cmdConfig},
+		"whoami":               {usage: "", run: cmdWhoAmI},
+		"addWatch":             {usage: addWatchUsage, valued: "m", minArgs: 1, run: cmdAddWatch},
+		"removewatches":        {usage: "path [-c|-d|-a] [-l]", flags: "cdal", minArgs: 1, run: cmdRemoveWatches},
 	}
 }
 

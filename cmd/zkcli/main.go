@@ -30,6 +30,8 @@ type client struct {
 	json    bool
 	auths   []authInfo
 	conn    *zk.Conn
+	tap     *sessionTap // zkcli's own requests on conn's session (sessiontap.go)
+	tls     tlsOptions
 	out     io.Writer // the command's output (zkCli.sh's System.out)
 	errw    io.Writer // messages zkCli.sh writes to System.err
 }
@@ -57,8 +59,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
 	fs.BoolVar(&c.json, "json", false, "print ls, get and stat as JSON")
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
+	c.tls.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] cmd args...")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}
@@ -110,7 +113,11 @@ func (quiet) Printf(string, ...interface{}) {}
 // connect opens the session, waits until the server has granted it and adds
 // the credentials.
 func (c *client) connect() error {
-	conn, events, err := zk.Connect([]string{c.server}, c.timeout, zk.WithLogger(quiet{}))
+	dial, err := c.dialOption()
+	if err != nil {
+		return err
+	}
+	conn, events, err := zk.Connect([]string{c.server}, c.timeout, zk.WithLogger(quiet{}), dial)
 	if err != nil {
 		return fmt.Errorf("Unable to connect to %s: %v", c.server, err)
 	}
