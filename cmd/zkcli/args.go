@@ -20,9 +20,10 @@ type command struct {
 // options is a parsed command line: the command's options and its
 // positional arguments (args[0] is the command's name, as in zkCli.sh).
 type options struct {
-	name string
-	set  map[byte]string
-	args []string
+	name  string
+	set   map[byte]string
+	order []byte // the options in the order given
+	args  []string
 }
 
 func (o *options) has(f byte) bool { _, ok := o.set[f]; return ok }
@@ -72,6 +73,9 @@ func init() {
 		"getEphemerals":        {usage: "path", run: cmdGetEphemerals},
 		"getAllChildrenNumber": {usage: "path", minArgs: 1, run: cmdGetAllChildrenNumber},
 		"config":               {usage: "[-c] [-w] [-s]", flags: "cws", run: cmdConfig},
+		"setquota":             {usage: setquotaUsage, valued: "nbNB", run: cmdSetQuota},
+		"listquota":            {usage: "path", minArgs: 1, run: cmdListQuota},
+		"delquota":             {usage: "[-n|-b|-N|-B] path", flags: "nbNB", minArgs: 1, run: cmdDelQuota},
 		"whoami":               {usage: "", run: cmdWhoAmI},
 		"addWatch":             {usage: addWatchUsage, valued: "m", minArgs: 1, run: cmdAddWatch},
 		"removewatches":        {usage: "path [-c|-d|-a] [-l]", flags: "cdal", minArgs: 1, run: cmdRemoveWatches},
@@ -114,6 +118,7 @@ func parseOptions(cmd *command, words []string) (*options, error) {
 		switch {
 		case len(w) == 2 && strings.IndexByte(cmd.flags, f) >= 0:
 			o.set[f] = ""
+			o.order = append(o.order, f)
 		case strings.IndexByte(cmd.valued, f) >= 0:
 			v := w[2:]
 			if v == "" {
@@ -124,6 +129,7 @@ func parseOptions(cmd *command, words []string) (*options, error) {
 				v = rest[i]
 			}
 			o.set[f] = v
+			o.order = append(o.order, f)
 		default:
 			return nil, fmt.Errorf("org.apache.commons.cli.UnrecognizedOptionException: Unrecognized option: %s", w)
 		}
