@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -10,10 +11,11 @@ import (
 
 // command is one zkCli.sh command zkcli knows.
 type command struct {
-	usage   string // zkCli.sh's usage line, without the name
-	flags   string // one-letter options without an argument
-	valued  string // one-letter options that take an argument
-	minArgs int    // positional arguments needed after the name
+	usage   string   // zkCli.sh's usage line, without the name
+	flags   string   // one-letter options without an argument
+	valued  string   // one-letter options that take an argument
+	long    []string // long options that take an argument (-name value or --name value)
+	minArgs int      // positional arguments needed after the name
 	run     func(*client, *options) error
 }
 
@@ -22,7 +24,8 @@ type command struct {
 type options struct {
 	name  string
 	set   map[byte]string
-	order []byte // the options in the order given
+	long  map[string]string // long options given
+	order []byte            // the one-letter options in the order given
 	args  []string
 }
 
@@ -76,6 +79,7 @@ func init() {
 		"setquota":             {usage: setquotaUsage, valued: "nbNB", run: cmdSetQuota},
 		"listquota":            {usage: "path", minArgs: 1, run: cmdListQuota},
 		"delquota":             {usage: "[-n|-b|-N|-B] path", flags: "nbNB", minArgs: 1, run: cmdDelQuota},
+		"reconfig":             {usage: reconfigUsage, flags: "s", valued: "v", long: []string{"file", "members", "add", "remove"}, run: cmdReconfig},
 		"whoami":               {usage: "", run: cmdWhoAmI},
 		"addWatch":             {usage: addWatchUsage, valued: "m", minArgs: 1, run: cmdAddWatch},
 		"removewatches":        {usage: "path [-c|-d|-a] [-l]", flags: "cdal", minArgs: 1, run: cmdRemoveWatches},
@@ -101,7 +105,7 @@ func printCommands(w io.Writer) {
 // the message of commons-cli's exception, which zkCli.sh prints). The
 // watch option -w is accepted and ignored (one-shot mode has no watches).
 func parseOptions(cmd *command, words []string) (*options, error) {
-	o := &options{name: words[0], set: map[byte]string{}, args: []string{words[0]}}
+	o := &options{name: words[0], set: map[byte]string{}, long: map[string]string{}, args: []string{words[0]}}
 	usage := fmt.Errorf("%s %s", words[0], cmd.usage)
 	rest := words[1:]
 	for i := 0; i < len(rest); i++ {
@@ -112,6 +116,14 @@ func parseOptions(cmd *command, words []string) (*options, error) {
 		}
 		if len(w) < 2 || w[0] != '-' {
 			o.args = append(o.args, w)
+			continue
+		}
+		if name := strings.TrimLeft(w, "-"); slices.Contains(cmd.long, name) {
+			if i+1 >= len(rest) {
+				return nil, fmt.Errorf("org.apache.commons.cli.MissingArgumentException: Missing argument for option: %s", name)
+			}
+			i++
+			o.long[name] = rest[i]
 			continue
 		}
 		f := w[1]

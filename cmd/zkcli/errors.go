@@ -52,6 +52,9 @@ func (e *keeperError) Error() string {
 	if !ok {
 		name = fmt.Sprintf("%d", int32(e.code))
 	}
+	if e.path == "" {
+		return "KeeperErrorCode = " + name
+	}
 	return fmt.Sprintf("KeeperErrorCode = %s for %s", name, e.path)
 }
 

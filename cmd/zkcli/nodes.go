@@ -68,6 +68,9 @@ func cmdGet(c *client, o *options) error {
 	if data == nil {
 		data = []byte("null")
 	}
+	if o.has('c') {
+		data = []byte(clientConfigString(string(data)))
+	}
 	fmt.Fprintf(c.out, "%s\n", data)
 	if o.has('s') {
 		printStat(c.out, st)
@@ -257,18 +260,19 @@ func cmdSync(c *client, o *options) error {
 // configPath is where servers keep the dynamic configuration.
 const configPath = "/zookeeper/config"
 
-// cmdConfig is "config [-w] [-s]": the data of /zookeeper/config (-w is
-// accepted and, in one-shot mode, pointless; -c is not supported yet).
+// cmdConfig is "config [-c] [-w] [-s]": the data of /zookeeper/config, or
+// with -c the client connection string made from it (properties.go); -w is
+// accepted and, in one-shot mode, pointless.
 func cmdConfig(c *client, o *options) error {
-	if o.has('c') {
-		return errors.New("zkcli: config -c (the client connection string) is not supported yet")
-	}
 	data, st, err := c.conn.Get(configPath)
 	if err != nil {
 		return cliMessage(err, configPath)
 	}
 	if data == nil {
 		data = []byte("null")
+	}
+	if o.has('c') {
+		data = []byte(clientConfigString(string(data)))
 	}
 	fmt.Fprintf(c.out, "%s\n", data)
 	if o.has('s') {

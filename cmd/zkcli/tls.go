@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/tls"
 	"crypto/x509"
 	"errors"
@@ -113,30 +112,17 @@ func javaClientTLS(path, serverName string) (func(host string) *tls.Config, erro
 	}, nil
 }
 
-// readProperties reads the key=value (or key: value) lines of a Java
-// properties file, skipping blank lines and # or ! comments. Line
-// continuations and escapes are not supported.
+// readProperties reads a Java properties file (see javaProperties).
 func readProperties(path string) (map[string]string, error) {
-	f, err := os.Open(path)
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
 	props := map[string]string{}
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' || line[0] == '!' {
-			continue
-		}
-		i := strings.IndexAny(line, "=:")
-		if i < 0 {
-			props[line] = ""
-			continue
-		}
-		props[strings.TrimSpace(line[:i])] = strings.TrimSpace(line[i+1:])
+	for _, kv := range javaProperties(string(data)) {
+		props[kv[0]] = kv[1]
 	}
-	return props, sc.Err()
+	return props, nil
 }
 
 // dialOption returns go-zookeeper's dialer option: plain TCP or TLS, each
