@@ -22,7 +22,21 @@
 //	sync path
 //	getEphemerals [path]
 //	getAllChildrenNumber path
-//	config [-w] [-s]
+//	config [-c] [-w] [-s]
+//	reconfig [-s] [-v version] [-file path | -members list | -add list -remove ids]
+//	whoami
+//	setquota -n|-b|-N|-B val path
+//	listquota path
+//	delquota [-n|-b|-N|-B] path
+//	addWatch [-m mode] path
+//	removewatches path [-c|-d|-a] [-l]
+//
+// and zkcli's own:
+//
+//	tree [-s] [path]
+//	watch [-R] [-n count] path
+//	export path [file]
+//	import [-o] [-e] file [path]
 //
 // Output goes to standard output exactly as zkCli.sh writes it ("[a, b]" for
 // ls, the data then "cZxid = 0x..." lines for get -s, "'world,'anyone" and
@@ -43,9 +57,17 @@
 // --json makes ls, get and stat print one JSON object instead (see
 // jsonout.go for its fields); other commands ignore it.
 //
-// getEphemerals and getAllChildrenNumber use requests go-zookeeper does not
-// offer, so zkcli sends them on a second, short-lived session of its own
-// (raw.go) that carries the same credentials. In one-shot mode the session
-// asking getEphemerals has created nothing, so, as with zkCli.sh's one-shot
-// mode, it lists no nodes.
+// whoami, addWatch, removewatches, reconfig, getEphemerals and
+// getAllChildrenNumber use requests go-zookeeper v1.0.4 does not offer
+// (or, for reconfig, whose reply it drops). zkcli sends them on
+// go-zookeeper's own connection, in the same session, through a tap on the
+// connection (sessiontap.go), so they carry the session's credentials and
+// see its watches and ephemerals. In one-shot mode the session asking
+// getEphemerals has created nothing, so, as with zkCli.sh's one-shot mode,
+// it lists no nodes.
+//
+// TLS: -tls-ca, -tls-cert, -tls-key and -tls-server-name take PEM files;
+// -client-configuration reads a Java properties file as zkCli.sh does
+// (zookeeper.client.secure=true and the zookeeper.ssl.* keys, JKS, PKCS#12
+// and PEM stores). SASL is not supported.
 package main
