@@ -57,7 +57,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.StringVar(&c.server, "server", "localhost:2181", "`host:port` of the server to connect to")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
-	fs.BoolVar(&c.json, "json", false, "print ls, get and stat as JSON")
+	fs.BoolVar(&c.json, "json", false, "print ls, get, stat, tree and watch as JSON")
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
 	c.tls.register(fs)
 	fs.Usage = func() {
