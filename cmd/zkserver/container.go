@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -35,6 +36,11 @@ func runContainer(args []string, stderr io.Writer) error {
 	servers, err := containerServers(ctx, s, log)
 	if err != nil {
 		return err
+	}
+	if own := join.OwnLine(servers, s.MyID); own != "" && len(servers) > 1 {
+		if err := join.WaitResolvable(ctx, own, log); err != nil {
+			return err
+		}
 	}
 	wrote, err := s.Write(servers)
 	if err != nil {
@@ -83,17 +89,21 @@ func containerServers(ctx context.Context, s envconfig.Settings, log *slog.Logge
 	return s.Join.JoinServers(live), nil
 }
 
-// hasState reports whether the data directories hold anything but myid.
+// hasState reports whether the data directories hold a file other than
+// myid (empty directories, such as a dataLogDir inside dataDir, are no
+// state).
 func hasState(s envconfig.Settings) bool {
+	found := false
 	for _, dir := range []string{s.DataDir, s.DataLogDir} {
-		entries, _ := os.ReadDir(dir)
-		for _, e := range entries {
-			if e.Name() != "myid" {
-				return true
+		filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && path != s.MyIDPath() {
+				found = true
+				return fs.SkipAll
 			}
-		}
+			return nil
+		})
 	}
-	return false
+	return found
 }
 
 // joinEnsemble asks the ensemble to add this server once its Raft
