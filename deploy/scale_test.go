@@ -92,4 +92,3 @@ func voters(t *testing.T, c *zk.Conn) int {
 	t.Logf("/zookeeper/config:\n%s", data)
 	return n
 }
-
