@@ -2,6 +2,8 @@ package deploy_test
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -173,3 +175,17 @@ func connect(t *testing.T, addrs ...string) *zk.Conn {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// fourLetter sends a four-letter word and returns the whole answer.
+func fourLetter(t *testing.T, addr, cmd string) string {
+	t.Helper()
+	c, err := net.DialTimeout("tcp", addr, 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	_, err = c.Write([]byte(cmd))
+	require.NoError(t, err)
+	out, err := io.ReadAll(c)
+	require.NoError(t, err)
+	return string(out)
+}
