@@ -8,6 +8,16 @@
 //	zkserver verify zoo.cfg
 //	zkserver export-tree -server HOST:PORT [-auth digest:USER:PASS] PATH > FILE.json
 //	zkserver import-tree -server HOST:PORT [-auth digest:USER:PASS] [-to PATH] [-overwrite] [FILE.json]
+//	zkserver container [zkserver [flags] | command [args...]]
+//	zkserver healthcheck [zoo.cfg]
+//
+// container is the container image's entrypoint (docs/deploy.md): it
+// writes $ZOO_CONF_DIR/zoo.cfg and $ZOO_DATA_DIR/myid from the official
+// zookeeper image's ZOO_* variables unless they exist (package
+// deploy/envconfig), joins a running ensemble through reconfig when
+// ZKRAFT_SERVER_LINE asks it to (package deploy/join), and serves; any
+// other command is executed in its place. healthcheck exits 0 when the
+// server of the zoo.cfg is ready (the AdminServer's /ready, else srvr).
 //
 // export-tree and import-tree move a subtree between ensembles (zkraft or
 // Apache ZooKeeper) as JSON over the client protocol (package treejson):

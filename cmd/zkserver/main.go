@@ -27,7 +27,7 @@ func main() {
 }
 
 // errUsage is the error for bad arguments.
-var errUsage = errors.New("usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)")
+var errUsage = errors.New("usage: zkserver [-version] [-port port] [-data-dir dir] [-log-level level] [-pprof host:port] [-jaas file] [zoo.cfg]\n       zkserver verify DATADIR [DATALOGDIR] | zoo.cfg\n       zkserver import [-progress] ZK_DATADIR [ZK_DATALOGDIR] -to zoo.cfg|DATADIR\n       zkserver export [-progress] zoo.cfg|DATADIR [DATALOGDIR] -to ZK_DATADIR\n       zkserver export-tree|import-tree ... (see zkserver export-tree -h)\n       zkserver container [zkserver [flags] | command [args...]]   (the container image's entrypoint; docs/deploy.md)\n       zkserver healthcheck [zoo.cfg]")
 
 // logLevelEnv names the environment variable that sets the log level when
 // -log-level is not given.
@@ -46,6 +46,10 @@ func run(args []string, stderr io.Writer) error {
 			return runExportTree(args[1:], os.Stdout, stderr)
 		case "import-tree":
 			return runImportTree(args[1:], os.Stdin, stderr)
+		case "container":
+			return runContainer(args[1:], stderr)
+		case "healthcheck":
+			return runHealthcheck(args[1:], os.Stdout)
 		}
 	}
 	fs := flag.NewFlagSet("zkserver", flag.ContinueOnError)
