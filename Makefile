@@ -10,11 +10,31 @@ run:
 
 # make build writes bin/zkserver, bin/zkbench and bin/zkcli, stamped with the build
 # time that srvr's "built on" and `zkserver -version` print.
-BUILD_TIME ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# Expanded once, so every binary and archive of one run carries the same time.
+BUILD_TIME := $(or $(BUILD_TIME),$(shell date -u +%Y-%m-%dT%H:%M:%SZ))
 LDFLAGS = -X github.com/zkraft/zkraft/server.buildTime=$(BUILD_TIME)
 build:
 	$(GO) build ./...
 	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/zkserver ./cmd/zkbench ./cmd/zkcli
+
+# make release writes dist/zkraft-RELEASE_VERSION-GOOS-GOARCH.tar.gz (.zip for
+# windows) for the six platforms below, each holding zkserver, zkcli, zkbench
+# and README.md (and LICENSE when there is one), and dist/SHA256SUMS.
+# RELEASE_VERSION is `git describe` (dev outside a git clone); the binaries report
+# the module version Go stamps from the same commit (a tag, else a
+# pseudo-version). Static (CGO_ENABLED=0) and -trimpath: the same commit,
+# Go release and BUILD_TIME (make release BUILD_TIME=2026-01-02T03:04:05Z)
+# give the same archives byte for byte (see internal/mkrelease).
+RELEASE_VERSION := $(or $(RELEASE_VERSION),$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
+release:
+	rm -rf dist
+	@for p in $(PLATFORMS); do echo "go build ($$p)"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -buildvcs=auto \
+			-ldflags '$(LDFLAGS)' -o dist/build/$${p%/*}-$${p#*/}/ ./cmd/zkserver ./cmd/zkcli ./cmd/zkbench \
+			|| exit 1; done
+	$(GO) run ./internal/mkrelease -version $(RELEASE_VERSION) -time $(BUILD_TIME) -out dist \
+		$(addprefix -doc ,README.md $(wildcard LICENSE)) $(foreach p,$(PLATFORMS),dist/build/$(subst /,-,$(p)))
+	rm -rf dist/build
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
