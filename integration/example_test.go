@@ -185,8 +185,7 @@ func ExampleCluster_Partition() {
 		}
 		c.Heal()
 
-		c.Stop(0)
-		c.Restart(0)
+		c.Restart(0) // stopped cleanly, then started from its data directory
 		zero, _ := c.Connect(t, c.Servers[0].Addr())
 		zero.Sync("/while-cut-off") // a read after sync sees every write before it
 		data, _, err := zero.Get("/while-cut-off")
