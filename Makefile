@@ -3,18 +3,38 @@
 
 GO ?= go
 
-.PHONY: run test build vet crossvet kubecheck fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run test build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
 
 # make build writes bin/zkserver, bin/zkbench and bin/zkcli, stamped with the build
 # time that srvr's "built on" and `zkserver -version` print.
-BUILD_TIME ?= $(shell date -u +%Y-%m-%dT%H:%M:%SZ)
+# Expanded once, so every binary and archive of one run carries the same time.
+BUILD_TIME := $(or $(BUILD_TIME),$(shell date -u +%Y-%m-%dT%H:%M:%SZ))
 LDFLAGS = -X github.com/zkraft/zkraft/server.buildTime=$(BUILD_TIME)
 build:
 	$(GO) build ./...
 	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/zkserver ./cmd/zkbench ./cmd/zkcli
+
+# make release writes dist/zkraft-RELEASE_VERSION-GOOS-GOARCH.tar.gz (.zip for
+# windows) for the six platforms below, each holding zkserver, zkcli, zkbench
+# and README.md (and LICENSE when there is one), and dist/SHA256SUMS.
+# RELEASE_VERSION is `git describe` (dev outside a git clone); the binaries report
+# the module version Go stamps from the same commit (a tag, else a
+# pseudo-version). Static (CGO_ENABLED=0) and -trimpath: the same commit,
+# Go release and BUILD_TIME (make release BUILD_TIME=2026-01-02T03:04:05Z)
+# give the same archives byte for byte (see internal/mkrelease).
+RELEASE_VERSION := $(or $(RELEASE_VERSION),$(shell git describe --tags --always --dirty 2>/dev/null || echo dev))
+release:
+	rm -rf dist
+	@for p in $(PLATFORMS); do echo "go build ($$p)"; \
+		CGO_ENABLED=0 GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build -trimpath -buildvcs=auto \
+			-ldflags '$(LDFLAGS)' -o dist/build/$${p%/*}-$${p#*/}/ ./cmd/zkserver ./cmd/zkcli ./cmd/zkbench \
+			|| exit 1; done
+	$(GO) run ./internal/mkrelease -version $(RELEASE_VERSION) -time $(BUILD_TIME) -out dist \
+		$(addprefix -doc ,README.md $(wildcard LICENSE)) $(foreach p,$(PLATFORMS),dist/build/$(subst /,-,$(p)))
+	rm -rf dist/build
 
 fmtcheck:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -37,7 +57,23 @@ crossvet:
 kubecheck:
 	cd deploy/kubernetes/check && $(GO) vet ./... && $(GO) test -count=1 ./...
 
-test: fmtcheck vet crossvet kubecheck
+# go.mod's go line is the oldest Go release zkraft builds with: the newest
+# standard library it calls (sync.WaitGroup.Go, Go 1.25; every dependency asks
+# for 1.23 at most), so a program that embeds zkraft is not forced onto a newer
+# Go. `make oldgo` builds and vets everything with exactly that release, which
+# the go command fetches from the module proxy (golang.org/toolchain, once);
+# when it cannot be fetched it says so and skips.
+GO_FLOOR = $(shell sed -n 's/^go //p' go.mod)
+oldgo:
+	@if out=$$(GOTOOLCHAIN=go$(GO_FLOOR) $(GO) version 2>&1); then \
+		echo "go build ./... && go vet ./... (with $$out)"; \
+		GOTOOLCHAIN=go$(GO_FLOOR) $(GO) build ./... && GOTOOLCHAIN=go$(GO_FLOOR) $(GO) vet ./...; \
+	else \
+		echo "make oldgo: SKIPPED: go$(GO_FLOOR), the release go.mod names, could not be fetched, so zkraft"; \
+		echo "was not built with its oldest supported Go. The go command said:"; echo "$$out"; \
+	fi
+
+test: fmtcheck vet crossvet oldgo kubecheck
 	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/recipes$$')
 	@# The recipe tests break clients' connections on purpose (faults,
 	@# leader kills, closes with watches set), and go-zookeeper v1.0.4

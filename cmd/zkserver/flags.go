@@ -29,9 +29,10 @@ A zoo.cfg is read as Apache ZooKeeper 3.8 reads it. The keys most set:
 Keys zkraft does not use are accepted and listed once at start. -port and
 -data-dir override clientPort and dataDir.
 
-Signals: SIGINT and SIGTERM stop the server cleanly. Logs are log/slog text records on stderr. At info level a
-healthy server logs its start, one line per leader change and its stop;
-warn and error lines need an operator.`
+Signals: SIGINT and SIGTERM stop the server cleanly. Logs are log/slog
+text records on stderr. At info level a healthy server logs its start,
+one line per leader change and its stop; warn and error lines need an
+operator.`
 
 // overrides are the flags that change the configuration, whether or not
 // a zoo.cfg was given.
