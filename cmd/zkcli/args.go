@@ -73,6 +73,7 @@ func init() {
 		"getAllChildrenNumber": {usage: "path", minArgs: 1, run: cmdGetAllChildrenNumber},
 		"config":               {usage: "[-c] [-w] [-s]", flags: "cws", run: cmdConfig},
 	}
+	addSessionCommands()
 }
 
 // printCommands lists the commands as zkCli.sh's usage does.

@@ -32,6 +32,7 @@ type client struct {
 	conn    *zk.Conn
 	out     io.Writer // the command's output (zkCli.sh's System.out)
 	errw    io.Writer // messages zkCli.sh writes to System.err
+	sess    *session  // the interactive session (repl.go); nil in one-shot mode
 }
 
 // authFlag collects repeated -auth scheme:auth flags.
@@ -48,8 +49,14 @@ func (a authFlag) Set(v string) error {
 	return nil
 }
 
-// run runs one zkcli invocation and returns its exit status.
+// run runs one zkcli invocation, reading a session's commands from the
+// process's standard input, and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run reading a session's commands from stdin.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &client{out: stdout, errw: stderr}
 	fs := flag.NewFlagSet("zkcli", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -58,7 +65,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.json, "json", false, "print ls, get and stat as JSON")
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [cmd args...]")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}
@@ -76,8 +83,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		words = words[3:]
 	}
 	if len(words) == 0 {
-		fs.Usage()
-		return 1
+		return c.repl(stdin, stdout, stderr)
 	}
 	cmd, ok := commands[words[0]]
 	if !ok {

@@ -112,7 +112,9 @@ func (s *rawSession) close() {
 }
 
 // cmdGetEphemerals is "getEphemerals [path]": the session's ephemeral
-// nodes whose paths start with path, as Java prints a List.
+// nodes whose paths start with path, as Java prints a List. In one-shot
+// mode the request goes on a raw session (which has none); in an
+// interactive session sessionEphemerals finds them.
 func cmdGetEphemerals(c *client, o *options) error {
 	prefix := "/"
 	if len(o.args) > 1 {
@@ -120,6 +122,14 @@ func cmdGetEphemerals(c *client, o *options) error {
 	}
 	if err := validatePath(prefix); err != nil {
 		return err
+	}
+	if c.sess != nil {
+		list, err := c.sessionEphemerals(prefix)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.out, javaList(list))
+		return nil
 	}
 	s, err := c.dialRaw()
 	if err != nil {
