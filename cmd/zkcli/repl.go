@@ -50,7 +50,7 @@ func (c *client) repl(in io.Reader, stdout, stderr io.Writer) int {
 		s.con.drop()
 	}
 	defer lr.close()
-	defer c.hangUp()
+	defer c.hangUp(false)
 	for !s.quit {
 		s.con.setBusy(false)
 		line, err := lr.readLine(c.prompt())
@@ -63,6 +63,7 @@ func (c *client) repl(in io.Reader, stdout, stderr io.Writer) int {
 		}
 		c.executeLine(line, lr)
 	}
+	s.con.setBusy(false) // what quit printed
 	return s.exitCode
 }
 

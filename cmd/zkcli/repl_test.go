@@ -24,7 +24,8 @@ func zkcliSession(t *testing.T, addr, input string) (string, int) {
 
 // TestSessionLines runs a session's lines through a pipe against zkraft:
 // the outputs as zkCli.sh prints them (checked against zkCli.sh's in
-// TestSessionSideBySide), history, redo, printwatches, close and connect,
+// TestInteractiveSideBySide), history, redo, printwatches, close (and its
+// Closed event) and connect,
 // and a watch fired by the session's own write, printed before the
 // write's output.
 func TestSessionLines(t *testing.T) {
@@ -45,7 +46,7 @@ func TestSessionLines(t *testing.T) {
 		"2 - ls /\n3 - redo 9\n4 - redo x\n5 - get -w /s\n6 - stat -w /s\n7 - ls -w /s\n8 - set /s b\n" +
 		"9 - create /s/c\n10 - stat -w /s/new\n11 - create /s/new\n12 - history\n" +
 		"printwatches is on\nb\ntwo words\n" +
-		"Not connected\n" +
+		watcherText(closedEvent) + "Not connected\n" +
 		"12 - history\n13 - printwatches\n14 - printwatches off\n15 - get -w /s\n" +
 		"16 - set /s c\n17 - printwatches on\n18 - set /s \"two words\"\n19 - get /s\n20 - close\n21 - ls /\n" +
 		"22 - history\nNot connected\n" +

@@ -74,11 +74,20 @@ func (c *client) prompt() string {
 	return fmt.Sprintf("[zk: %s(%s) %d] ", c.server, c.stateName(), c.sess.hist.count)
 }
 
-// hangUp closes the session's connection, if any; its events are no
-// longer printed.
-func (c *client) hangUp() {
+// closedEvent is the event zkCli.sh's watcher gets when the client is
+// closed (by close, quit or connect; not at the end of the input, where
+// zkCli.sh exits without closing).
+const closedEvent = "WatchedEvent state:Closed type:None path:null"
+
+// hangUp closes the session's connection, if any, and with announce
+// prints the Closed event; the connection's own events are no longer
+// printed.
+func (c *client) hangUp(announce bool) {
 	if l := c.sess.link; l != nil && !l.gone.Swap(true) {
 		l.conn.Close()
+		if announce {
+			c.sess.con.event(watcherText(closedEvent))
+		}
 	}
 }
 
@@ -87,7 +96,7 @@ func (c *client) hangUp() {
 // (go-zookeeper goes on trying in the background, as Java's client does;
 // the prompt then shows CONNECTING), and adds the -auth credentials.
 func (c *client) dial(server string) error {
-	c.hangUp()
+	c.hangUp(true)
 	c.sess.link = nil
 	c.server = server
 	l := &link{ready: make(chan struct{})}

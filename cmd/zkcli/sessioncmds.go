@@ -88,7 +88,7 @@ func cmdClose(c *client, o *options) error {
 		c.conn.Close()
 		return nil
 	}
-	c.hangUp()
+	c.hangUp(true)
 	return nil
 }
 
@@ -98,7 +98,7 @@ func cmdQuit(c *client, o *options) error {
 		c.conn.Close()
 		return nil
 	}
-	c.hangUp()
+	c.hangUp(true)
 	c.sess.quit = true
 	return nil
 }
@@ -131,17 +131,17 @@ func (c *client) execute(words []string) int {
 	return c.status(err)
 }
 
-// runUnparsed runs one of the unparsed commands.
+// runUnparsed runs one of the unparsed commands; one that did not fail
+// then says "Not connected" on a closed session.
 func (c *client) runUnparsed(cmd *command, words []string) int {
 	err := cmd.run(c, &options{name: words[0], set: map[byte]string{}, args: words})
 	if c.sess.quit {
 		return 0
 	}
-	code := c.status(err)
-	if !c.alive() {
+	if err == nil && !c.alive() {
 		fmt.Fprintln(c.out, "Not connected")
 	}
-	return code
+	return c.status(err)
 }
 
 // status prints err, if any, on standard error and returns the status.

@@ -20,6 +20,10 @@ import (
 type tmuxServer struct {
 	t    *testing.T
 	sock string
+	// noEcho turns the terminal's echo off in new panes, so lines typed
+	// ahead while a command runs do not show (zkcli's line editor still
+	// shows each line after its prompt).
+	noEcho bool
 }
 
 // needTmux returns a fresh tmux server, or skips the test when tmux is not
@@ -75,6 +79,9 @@ func (s *tmuxServer) start(name string, env []string, argv ...string) *pane {
 		cmd = append(cmd, shellQuote(a))
 	}
 	line := fmt.Sprintf("env %s %s; echo EXIT=$?; exec sleep 3600", strings.Join(env, " "), strings.Join(cmd, " "))
+	if s.noEcho {
+		line = "stty -echo; " + line
+	}
 	s.tmux("new-window", "-d", "-n", name, line)
 	return &pane{s, name}
 }
