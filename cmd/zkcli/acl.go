@@ -120,5 +120,9 @@ func cmdAddAuth(c *client, o *options) error {
 	if len(o.args) > 2 {
 		auth = []byte(o.args[2])
 	}
-	return c.conn.AddAuth(o.args[1], auth)
+	if err := c.conn.AddAuth(o.args[1], auth); err != nil {
+		return err
+	}
+	c.rememberAuth(authInfo{o.args[1], auth})
+	return nil
 }

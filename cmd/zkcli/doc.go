@@ -3,9 +3,10 @@
 // client. It takes zkCli.sh's command syntax and, where scripts parse it,
 // prints what ZooKeeper 3.8's zkCli.sh prints.
 //
-// This version runs one command per invocation (zkCli.sh's one-shot mode):
+// One command per invocation (zkCli.sh's one-shot mode), or, with no
+// command, an interactive session reading commands from standard input:
 //
-//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...
+//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [cmd args...]
 //
 // Commands:
 //
@@ -23,6 +24,7 @@
 //	getEphemerals [path]
 //	getAllChildrenNumber path
 //	config [-w] [-s]
+//	history, redo cmdno, printwatches on|off, connect host:port, close, quit
 //
 // Output goes to standard output exactly as zkCli.sh writes it ("[a, b]" for
 // ls, the data then "cZxid = 0x..." lines for get -s, "'world,'anyone" and
@@ -43,9 +45,20 @@
 // --json makes ls, get and stat print one JSON object instead (see
 // jsonout.go for its fields); other commands ignore it.
 //
+// A session (repl.go) is zkCli.sh's: on a terminal, its prompt
+// "[zk: host:port(CONNECTED) N] ", line editing, Tab completion of command
+// names and znode paths (complete.go) and recall of earlier lines kept in
+// ~/.zkcli_history or $ZKCLI_HISTORY (history.go, terminal.go); from a pipe,
+// lines with no prompt. -w sets watches there, and their events and the
+// connection's state changes print as zkCli.sh's watcher prints them
+// (watcher.go, console.go). The session's commands are in sessioncmds.go,
+// its connection in session.go. It ends at quit or the end of the input
+// with the last line's status.
+//
 // getEphemerals and getAllChildrenNumber use requests go-zookeeper does not
 // offer, so zkcli sends them on a second, short-lived session of its own
 // (raw.go) that carries the same credentials. In one-shot mode the session
 // asking getEphemerals has created nothing, so, as with zkCli.sh's one-shot
-// mode, it lists no nodes.
+// mode, it lists no nodes; in a session, getEphemerals finds the session's
+// own ephemerals by walking the tree (ephemerals.go).
 package main

@@ -35,7 +35,7 @@ func (c *client) dialRaw() (*rawSession, error) {
 		nc.Close()
 		return nil, fmt.Errorf("Unable to connect to %s: no session (%v)", c.server, err)
 	}
-	for _, a := range c.auths {
+	for _, a := range c.credentials() {
 		err := s.send(&wire.RequestHeader{Xid: wire.XidAuth, Type: wire.OpAuth},
 			&wire.AuthPacket{Scheme: a.scheme, Auth: a.auth})
 		var hdr wire.ReplyHeader

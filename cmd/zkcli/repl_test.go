@@ -232,4 +232,32 @@ func TestSessionExpiry(t *testing.T) {
 	if code := s.end(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
+	want := "[zookeeper]\n" + watcherText("WatchedEvent state:Disconnected type:None path:null") +
+		watcherText("WatchedEvent state:Expired type:None path:null") + "Not connected\n" +
+		watcherText("WatchedEvent state:SyncConnected type:None path:null") + "[zookeeper]\n"
+	if got := s.out.String(); got != want {
+		t.Errorf("output\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestSessionAddAuth checks that addauth in a session also serves the
+// requests zkcli sends on a raw session of its own (getAllChildrenNumber),
+// and that connect forgets it, as zkCli.sh's connect does.
+func TestSessionAddAuth(t *testing.T) {
+	addr := startZkraft(t)
+	acl := "digest:" + digestID("u", "p") + ":cdrwa"
+	for _, args := range [][]string{{"create", "/sec", "x", acl}, {"create", "/sec/a"}} {
+		if out, code := zkcli(t, addr, append([]string{"-auth", "digest:u:p"}, args...)...); code != 0 {
+			t.Fatalf("%v: %s", args, out)
+		}
+	}
+	in := "getAllChildrenNumber /sec\naddauth digest u:p\ngetAllChildrenNumber /sec\nls /sec\n" +
+		"connect " + addr + "\ngetAllChildrenNumber /sec\nls /sec\n"
+	got, _ := zkcliSession(t, addr, in)
+	want := "Insufficient permission : /sec\n1\n[a]\n" + watcherText(closedEvent) +
+		watcherText("WatchedEvent state:SyncConnected type:None path:null") +
+		"Insufficient permission : /sec\nInsufficient permission : /sec\n"
+	if got != want {
+		t.Errorf("output\n%s\nwant\n%s", got, want)
+	}
 }

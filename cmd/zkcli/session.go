@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -17,7 +18,8 @@ type session struct {
 	exitCode     int
 	quit         bool // quit ran: the session ends
 	con          *console
-	link         *link // the current connection; nil when none could be made
+	link         *link      // the current connection; nil when none could be made
+	added        []authInfo // what addauth added to the current connection
 }
 
 func newSession() *session {
@@ -97,7 +99,7 @@ func (c *client) hangUp(announce bool) {
 // the prompt then shows CONNECTING), and adds the -auth credentials.
 func (c *client) dial(server string) error {
 	c.hangUp(true)
-	c.sess.link = nil
+	c.sess.link, c.sess.added = nil, nil
 	c.server = server
 	l := &link{ready: make(chan struct{})}
 	conn, events, err := zk.Connect([]string{server}, c.timeout, zk.WithLogger(quiet{}),
@@ -162,4 +164,22 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 			c.sess.con.event(watcherText(text))
 		}
 	}
+}
+
+// rememberAuth records credentials addauth added in a session, for the
+// raw sessions (raw.go) of later commands; a new connection forgets them,
+// as zkCli.sh's connect does.
+func (c *client) rememberAuth(a authInfo) {
+	if c.sess != nil {
+		c.sess.added = append(c.sess.added, a)
+	}
+}
+
+// credentials are the -auth credentials and those addauth added to the
+// session's connection.
+func (c *client) credentials() []authInfo {
+	if c.sess == nil {
+		return c.auths
+	}
+	return append(slices.Clone(c.auths), c.sess.added...)
 }
