@@ -35,6 +35,9 @@ type link struct {
 	conn  *zk.Conn
 	gone  atomic.Bool
 	ready chan struct{} // closed once conn is set
+	// last is the last state event printed: go-zookeeper reports
+	// Disconnected after every failed attempt to reconnect, zkCli.sh once.
+	last atomic.Value
 }
 
 // state returns the client's session state (a fresh one in one-shot mode,
@@ -160,7 +163,11 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 			l.gone.Store(true)
 			go func() { <-l.ready; l.conn.Close() }()
 		}
-		if text, ok := watchedEvent(ev); ok {
+		text, ok := watchedEvent(ev)
+		if ev.Type == zk.EventSession && ok && l.last.Swap(text) == text {
+			return
+		}
+		if ok {
 			c.sess.con.event(watcherText(text))
 		}
 	}
