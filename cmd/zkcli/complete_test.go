@@ -52,7 +52,9 @@ func TestCommandNamesHaveSessionCommands(t *testing.T) {
 	for _, n := range commandNames() {
 		have[n] = true
 	}
-	for _, n := range []string{"history", "redo", "printwatches", "connect", "close", "quit", "ls", "get"} {
+	for _, n := range []string{"history", "redo", "printwatches", "connect", "close", "quit", "ls", "get",
+		"reconfig", "whoami", "setquota", "listquota", "delquota", "addWatch", "removewatches", "tree", "watch",
+		"export", "import"} {
 		if !have[n] {
 			t.Errorf("%s is not a command", n)
 		}

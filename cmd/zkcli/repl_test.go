@@ -123,10 +123,15 @@ type liveSession struct {
 }
 
 func startSession(t *testing.T, addr string) *liveSession {
+	return startSessionArgs(t, "-server", addr, "-timeout", "10s")
+}
+
+// startSessionArgs starts a session with zkcli's flags args.
+func startSessionArgs(t *testing.T, args ...string) *liveSession {
 	r, w := io.Pipe()
 	s := &liveSession{t: t, in: w, out: &syncBuffer{}, code: make(chan int, 1)}
 	go func() {
-		s.code <- runWith([]string{"-server", addr, "-timeout", "10s"}, r, s.out, s.out)
+		s.code <- runWith(args, r, s.out, s.out)
 	}()
 	t.Cleanup(func() { w.Close() })
 	return s
@@ -221,7 +226,7 @@ func TestSessionExpiry(t *testing.T) {
 }
 
 // TestSessionAddAuth checks that addauth in a session also serves the
-// requests zkcli sends on a raw session of its own (getAllChildrenNumber),
+// requests zkcli sends through the session tap (getAllChildrenNumber),
 // and that connect forgets it, as zkCli.sh's connect does.
 func TestSessionAddAuth(t *testing.T) {
 	addr := startZkraft(t)

@@ -19,6 +19,9 @@ type tmuxStep struct {
 	// test root); it must make the event waitEvent print.
 	after     func(root string)
 	waitEvent string
+	// waitCount is how many times waitEvent is then on the screen (1
+	// when zero).
+	waitCount int
 }
 
 // tmuxMarker is typed after every step: its message, counted, tells that
@@ -54,7 +57,25 @@ func TestInteractiveSideBySide(t *testing.T) {
 		{line: "history"}, {line: "redo 6"}, {line: "redo 2"},
 		{line: "printwatches off"}, {line: "printwatches"}, {line: "printwatches on"},
 		{line: "getEphemerals ROOT"}, {line: `set ROOT/a "two words"`}, {line: "get ROOT/a"},
-		{line: "get ROOT/none"}, {line: "close", shows: "state:Closed"}, {line: "ls ROOT"}, {line: "history"},
+		{line: "get ROOT/none"},
+		// The watch commands zkCli.sh 3.8 has beyond -w, and whoami.
+		{line: "whoami"}, {line: "get -w ROOT/a"}, {line: "ls -w ROOT/a"},
+		{line: "removewatches ROOT/a -c", shows: "type:ChildWatchRemoved"},
+		{line: "removewatches ROOT/a", shows: "type:DataWatchRemoved"}, {line: "removewatches ROOT/a"},
+		{line: "addWatch -m PERSISTENT ROOT/a", after: func(r string) { setter("set", r+"/a", "3") },
+			waitEvent: "type:NodeDataChanged path:ROOT/a", waitCount: 2},
+		{line: "get ROOT/a", after: func(r string) { setter("set", r+"/a", "4") },
+			waitEvent: "type:NodeDataChanged path:ROOT/a", waitCount: 3},
+		// Explicit mode: zkCli.sh keeps the last -m for a later addWatch
+		// without one (its command objects live as long as the shell);
+		// zkcli takes the documented default.
+		{line: "addWatch -m PERSISTENT_RECURSIVE ROOT", after: func(r string) { setter("create", r+"/p") },
+			waitEvent: "type:NodeCreated path:ROOT/p"},
+		{line: "set ROOT/p x"}, {line: "delete ROOT/p"},
+		{line: "removewatches ROOT/a", shows: "type:PersistentWatchRemoved"}, {line: "removewatches ROOT -d"},
+		{line: "removewatches ROOT", shows: "type:PersistentWatchRemoved"},
+		{line: "set ROOT/a 5"},
+		{line: "close", shows: "state:Closed"}, {line: "ls ROOT"}, {line: "history"},
 		{line: "connect ADDR", shows: "state:SyncConnected type:None"}, {line: "ls ROOT"}, {line: "getEphemerals ROOT"},
 		{line: "quit"},
 	}
@@ -107,7 +128,7 @@ func runTmuxSteps(t *testing.T, tm *tmuxServer, name, addr, root string, steps [
 		p.waitText(tmuxMarkerOut, marks)
 		if st.after != nil {
 			st.after(root)
-			p.waitText(expand(st.waitEvent), 1)
+			p.waitText(expand(st.waitEvent), max(st.waitCount, 1))
 		}
 	}
 	return normaliseScreen(p.screen(), addr, root)

@@ -102,6 +102,25 @@ func TestInteractiveTmux(t *testing.T) {
 	p2.keys("Up")
 	p2.waitLast(prompt("CONNECTED", 0) + " ls /app")
 	p2.keys("C-c")
+	// The commands main gained complete too: addWatch's events print at
+	// the prompt as get -w's do.
+	p2.typeText("remove")
+	p2.keys("Tab")
+	p2.waitLast(prompt("CONNECTED", 0) + " removewatches")
+	p2.keys("C-c")
+	p2.typeText("addW")
+	p2.keys("Tab")
+	p2.waitLast(prompt("CONNECTED", 0) + " addWatch")
+	p2.typeLine("/app")
+	p2.waitLast(prompt("CONNECTED", 1))
+	if out, code := zkcli(t, addr, "set", "/app/config", "cfg-v3"); code != 0 {
+		t.Fatalf("set: %s", out)
+	}
+	sc = p2.waitText("WatchedEvent state:SyncConnected type:NodeDataChanged path:/app/config", 1)
+	if !strings.HasSuffix(sc, "\nWATCHER::\n\nWatchedEvent state:SyncConnected type:NodeDataChanged path:/app/config\n"+
+		prompt("CONNECTED", 1)+"\n") {
+		t.Errorf("addWatch's event is not printed above a redrawn prompt:\n%s", sc)
+	}
 	p2.typeLine("get /nope")
 	p2.waitText("Node does not exist: /nope", 1)
 	p2.typeLine("quit")
