@@ -41,7 +41,16 @@ function el(tag, text, cls) {
   return e;
 }
 
-function isStale(m) { return !m.status || (!m.self && m.ageMs > STALE_MS); }
+// leaderNow is the leader the answering server knows (0: none).
+let leaderNow = 0;
+
+// isStale: no figures, figures too old, or a leader's figures from before
+// the leader this server knows now (a dead or deposed leader).
+function isStale(m) {
+  if (!m.status) return true;
+  if (m.self) return false;
+  return m.ageMs > STALE_MS || (m.status.role === "leader" && m.id !== leaderNow);
+}
 
 function drawServers(members) {
   const table = document.getElementById("servers");
@@ -64,10 +73,14 @@ function drawServers(members) {
         td = el("td", label === "role" ? "unknown" : "–", label === "role" ? "role role-unknown" : "");
       } else {
         td = el("td", read(m.status, m));
-        if (label === "role") td.className = "role role-" + m.status.role;
+        if (label === "role") {
+          td.className = "role role-" + m.status.role;
+          if (isStale(m)) td.title = "last heard " + (m.ageMs / 1000).toFixed(1) + " s ago";
+        }
       }
       if (label === "role") {
         td.dataset.role = m.status ? m.status.role : "unknown";
+        td.dataset.stale = isStale(m);
         td.dataset.serverId = m.id;
         if (!m.status) td.title = "no figures: the server is down or cut off";
       }
@@ -81,7 +94,7 @@ function drawServers(members) {
 }
 
 function drawReplication(members) {
-  const leader = members.find(m => m.status && m.status.role === "leader" && !isStale(m));
+  const leader = members.find(m => m.id === leaderNow && m.status && m.status.role === "leader");
   const trs = [];
   const followers = (leader && leader.status.followers) || [];
   const worst = Math.max(1, ...followers.map(f => f.lag || 0));
@@ -136,6 +149,7 @@ function draw(st) {
     "server " + st.server + (s ? " · " + s.role + " · epoch " + s.epoch : "");
   const leader = document.getElementById("leader");
   const id = s ? s.leaderId : 0;
+  leaderNow = id;
   leader.dataset.leader = id;
   leader.textContent = id ? "leader: server " + id : "leader: none known";
   drawServers(st.members);
