@@ -16,7 +16,7 @@ import (
 
 // serveCluster serves a console for each of c's servers and returns their
 // base URLs.
-func serveCluster(t *testing.T, c *integration.Cluster, interval time.Duration) []string {
+func serveCluster(t testing.TB, c *integration.Cluster, interval time.Duration) []string {
 	t.Helper()
 	bases := make([]string, len(c.Servers))
 	for i, s := range c.Servers {
