@@ -163,7 +163,7 @@ func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 			// Optional trailing field, which older leaders ignore: the
 			// follower's console is watched (status.go).
 			if d.Remaining() >= 4 && d.Int() == touchWatched {
-				fs.n.watchPeersHere()
+				fs.n.watchPeersHere(fs)
 			}
 		case fwdStatus:
 			id, data := d.Long(), d.Buffer()

@@ -90,7 +90,7 @@ func (n *Node) WatchPeers() {
 		return
 	}
 	if n.leading() {
-		n.watchPeersHere()
+		n.watchPeersHere(n.fwdSrv)
 		return
 	}
 	st := &n.status
@@ -144,29 +144,36 @@ func (st *peerStatus) store(id int64, data []byte, at time.Time) {
 	st.table[id] = PeerStatus{ID: id, Data: data, At: at}
 }
 
-// watchPeersHere extends the leader's gathering, starting its loop when
-// it does not run.
-func (n *Node) watchPeersHere() {
+// watchPeersHere extends the leader's gathering over fs's links, starting
+// its loop when it does not run (and fs is not closing).
+func (n *Node) watchPeersHere(fs *forwardServer) {
 	st := &n.status
 	st.mu.Lock()
+	defer st.mu.Unlock()
 	st.until = time.Now().Add(statusInterest)
-	start := !st.asking && n.fwdSrv != nil
-	st.asking = st.asking || start
-	st.mu.Unlock()
-	if start {
-		n.background.Add(1)
-		go n.gather()
+	if st.asking {
+		return
 	}
+	// Under fs.mu, so that the loop is counted in n.background before a
+	// Close, which closes fs before it waits for n.background, can wait.
+	fs.mu.Lock()
+	defer fs.mu.Unlock()
+	if fs.closed {
+		return
+	}
+	st.asking = true
+	n.background.Add(1)
+	go n.gather(fs)
 }
 
 // gather runs on the leader while someone watches: every statusEvery it
 // sends each follower the table, which asks for their figures.
-func (n *Node) gather() {
+func (n *Node) gather(fs *forwardServer) {
 	defer n.background.Done()
 	tick := time.NewTicker(statusEvery)
 	defer tick.Stop()
+	st := &n.status
 	for {
-		st := &n.status
 		st.mu.Lock()
 		if !n.leading() || time.Now().After(st.until) {
 			st.asking = false
@@ -174,10 +181,10 @@ func (n *Node) gather() {
 			return
 		}
 		st.mu.Unlock()
-		n.fwdSrv.broadcast(n.statusAskFrame())
+		fs.broadcast(n.statusAskFrame())
 		select {
 		case <-tick.C:
-		case <-n.fwdSrv.stop:
+		case <-fs.stop:
 			st.mu.Lock()
 			st.asking = false
 			st.mu.Unlock()
