@@ -42,3 +42,21 @@ func TestTimelineRecordsSnapshotsAndLeadership(t *testing.T) {
 	require.Equal(t, []TimelineKind{TimelineLeader, TimelineSnapshotTaken}, kinds)
 	require.True(t, n.Timeline(0)[0].Self)
 }
+
+// TestTimelineRecordsMembershipChanges: a new membership (as an applied
+// reconfig sets it) is one event naming the members; the same one again
+// is none.
+func TestTimelineRecordsMembershipChanges(t *testing.T) {
+	n := startNode(t, nil)
+	members := []Peer{{ID: 3, RaftAddr: "127.0.0.1:3"}, {ID: 1, RaftAddr: "127.0.0.1:1"}, {ID: 2, RaftAddr: "127.0.0.1:2", Observer: true}}
+	n.setPeers(members)
+	n.setPeers(members)
+	var got []TimelineEvent
+	for _, ev := range n.Timeline(0) {
+		if ev.Kind == TimelineMembership {
+			got = append(got, ev)
+		}
+	}
+	require.Len(t, got, 1)
+	require.Equal(t, "1 2(observer) 3", got[0].Detail)
+}
