@@ -21,8 +21,8 @@ type handler struct {
 }
 
 // NewHandler returns the AdminServer's HTTP handler for v: the commands
-// under opts.CommandURL, the probes at ReadyPath and LivePath, 404
-// elsewhere. It is what Start serves; tests may serve it themselves.
+// under opts.CommandURL, the probes at ReadyPath and LivePath, opts.Console
+// (or 404) elsewhere. It is what Start serves; tests may serve it themselves.
 func NewHandler(v View, opts Options) http.Handler { return newHandler(v, opts.withDefaults()) }
 
 // newHandler is NewHandler for opts that have their defaults already.
@@ -42,6 +42,8 @@ func (h *handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasPrefix(p, h.opts.CommandURL+"/"):
 		h.command(w, r, strings.TrimPrefix(p, h.opts.CommandURL+"/"))
+	case h.opts.Console != nil:
+		h.opts.Console.ServeHTTP(w, r)
 	default:
 		jettyError(w, r, http.StatusNotFound, "Not Found")
 	}

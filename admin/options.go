@@ -3,6 +3,7 @@ package admin
 import (
 	"log/slog"
 	"net"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,12 @@ type Options struct {
 	Backups Backups
 	// Logger receives the AdminServer's lines (default: discarded).
 	Logger *slog.Logger
+	// Console serves every path the AdminServer itself does not (the
+	// commands, /ready and /live): the web console at "/" (package
+	// console; cmd/zkserver sets it unless admin.console.enabled=false).
+	// nil answers those paths 404. When it has a CloseStreams method,
+	// Close calls it first, so that its long-lived streams end.
+	Console http.Handler
 }
 
 // OptionsFrom returns the Options of a zoo.cfg's admin.* keys (Backups,

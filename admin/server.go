@@ -36,6 +36,9 @@ func Start(v View, opts Options) (*Server, error) {
 		},
 		done: make(chan struct{}),
 	}
+	if c, ok := opts.Console.(interface{ CloseStreams() }); ok {
+		s.http.RegisterOnShutdown(c.CloseStreams)
+	}
 	go func() {
 		defer close(s.done)
 		if err := s.http.Serve(ln); !errors.Is(err, http.ErrServerClosed) {

@@ -30,6 +30,12 @@
 // go on, in a self-checking envelope; RestoreBackup (restore.go) checks one
 // in full and installs it on every replica through Raft's user restore.
 //
+// For views (the web console), Replication reports Raft's indexes and, on
+// the leader, each member's match index (replview.go); Timeline keeps a
+// fixed ring of elections, leader changes, peer outages, membership
+// changes and snapshots (timeline.go); and while a view is watched, the
+// forwarding links carry every member's figures (status.go).
+//
 // It must not decode client requests or know about connections: the server
 // turns requests into datatree.Txn values and proposes them here.
 package consensus

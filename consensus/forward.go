@@ -23,9 +23,11 @@ const (
 	fwdSync         int32 = 3  // follower → leader: seq
 	fwdReconfig     int32 = 4  // follower → leader: seq, KindConfig command
 	fwdRemoved      int32 = 5  // leader → removed server: index of the entry that removed it
+	fwdStatus       int32 = 6  // follower → leader, only when asked: id, figures (status.go)
 	fwdResult       int32 = 11 // leader → follower: seq, result code
 	fwdSyncDone     int32 = 13 // leader → follower: seq, result code, leader's last log index
 	fwdReconfigDone int32 = 14 // leader → follower: seq, result code, config zxid
+	fwdStatusAsk    int32 = 16 // leader → follower: 0, the figures it holds (status.go)
 )
 
 // Result codes of fwdResult.
@@ -44,11 +46,13 @@ const fwdMaxFrame = 64 << 20
 
 // forwardServer is the leader side: it proposes what followers send.
 type forwardServer struct {
-	n      *Node
-	ln     net.Listener
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	conns  map[net.Conn]struct{}
+	n     *Node
+	ln    net.Listener
+	wg    sync.WaitGroup
+	mu    sync.Mutex
+	conns map[net.Conn]chan []byte // each connection's unsolicited frames (status asks)
+	// stop is closed by close.
+	stop   chan struct{}
 	closed bool
 }
 
@@ -57,7 +61,7 @@ func startForwardServer(n *Node, addr string) (*forwardServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := &forwardServer{n: n, ln: ln, conns: make(map[net.Conn]struct{})}
+	fs := &forwardServer{n: n, ln: ln, conns: make(map[net.Conn]chan []byte), stop: make(chan struct{})}
 	fs.wg.Add(1)
 	go fs.accept()
 	return fs, nil
@@ -76,15 +80,19 @@ func (fs *forwardServer) accept() {
 			nc.Close()
 			return
 		}
-		fs.conns[nc] = struct{}{}
+		asks := make(chan []byte, 1)
+		fs.conns[nc] = asks
 		fs.wg.Add(1)
 		fs.mu.Unlock()
-		go fs.handle(nc)
+		go fs.handle(nc, asks)
 	}
 }
 
 func (fs *forwardServer) close() {
 	fs.mu.Lock()
+	if !fs.closed {
+		close(fs.stop)
+	}
 	fs.closed = true
 	for nc := range fs.conns {
 		nc.Close()
@@ -115,11 +123,11 @@ type reconfigOutcome struct {
 
 // handle reads one follower's frames; proposals are appended to the Raft
 // log in arrival order, and answered in the same order by a writer.
-func (fs *forwardServer) handle(nc net.Conn) {
+func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 	defer fs.wg.Done()
 	replies := make(chan fwdReply, 1024)
 	done := make(chan struct{})
-	go func() { fs.writeReplies(nc, replies); close(done) }()
+	go func() { fs.writeReplies(nc, replies, asks); close(done) }()
 	defer func() {
 		close(replies)
 		<-done
@@ -152,6 +160,16 @@ func (fs *forwardServer) handle(nc net.Conn) {
 			}
 		case fwdTouch:
 			fs.n.handleTouch(decodeIDs(d))
+			// Optional trailing field, which older leaders ignore: the
+			// follower's console is watched (status.go).
+			if d.Remaining() >= 4 && d.Int() == touchWatched {
+				fs.n.watchPeersHere(fs)
+			}
+		case fwdStatus:
+			id, data := d.Long(), d.Buffer()
+			if d.Err() == nil {
+				fs.n.status.store(id, data, time.Now())
+			}
 		case fwdReconfig:
 			seq, cmd := uint64(d.Long()), d.Buffer()
 			done := make(chan reconfigOutcome, 1)
@@ -173,8 +191,22 @@ func (fs *forwardServer) handle(nc net.Conn) {
 	}
 }
 
-func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply) {
-	for r := range replies {
+func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply, asks <-chan []byte) {
+	for {
+		var r fwdReply
+		select {
+		case ask := <-asks:
+			nc.SetWriteDeadline(time.Now().Add(fs.n.linkTime))
+			if _, err := nc.Write(ask); err != nil {
+				nc.Close()
+			}
+			continue
+		case reply, ok := <-replies:
+			if !ok {
+				return
+			}
+			r = reply
+		}
 		var e wire.Encoder
 		if r.reconfig != nil {
 			o := <-r.reconfig
@@ -528,6 +560,8 @@ func (c *forwardClient) dispatch(nc net.Conn, d *wire.Decoder) {
 			}
 			delete(c.reconfigs, seq)
 		}
+	case fwdStatusAsk:
+		c.statusAsked(nc, d)
 	case fwdSyncDone:
 		code, index := d.Int(), uint64(d.Long())
 		if ch := c.syncs[seq]; ch != nil {

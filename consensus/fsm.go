@@ -43,6 +43,8 @@ type fsm struct {
 	hook    ApplyHook
 	// lastSnap is the last snapshot taken or loaded (lastsnap.go).
 	lastSnap lastSnapshot
+	// timeline records the ensemble's events (timeline.go).
+	timeline timeline
 
 	config        []byte // ensemble membership for /zookeeper/config; nil standalone
 	configTime    int64  // when it was installed (ms)

@@ -24,10 +24,12 @@ type peerHealth struct {
 	obs     *raft.Observer
 	ch      chan raft.Observation
 	done    chan struct{}
+	// note hears of each outage's start (down) and end, once each.
+	note func(id raft.ServerID, down bool)
 }
 
-func watchPeerHealth(r *raft.Raft) *peerHealth {
-	h := &peerHealth{failing: map[raft.ServerID]bool{}, ch: make(chan raft.Observation, 64), done: make(chan struct{})}
+func watchPeerHealth(r *raft.Raft, note func(id raft.ServerID, down bool)) *peerHealth {
+	h := &peerHealth{failing: map[raft.ServerID]bool{}, ch: make(chan raft.Observation, 64), done: make(chan struct{}), note: note}
 	h.obs = raft.NewObserver(h.ch, false, func(o *raft.Observation) bool {
 		switch o.Data.(type) {
 		case raft.FailedHeartbeatObservation, raft.ResumedHeartbeatObservation:
@@ -44,13 +46,20 @@ func (h *peerHealth) run() {
 	defer close(h.done)
 	for o := range h.ch {
 		h.mu.Lock()
+		var id raft.ServerID
+		var was, down bool
 		switch d := o.Data.(type) {
 		case raft.FailedHeartbeatObservation:
+			id, was, down = d.PeerID, h.failing[d.PeerID], true
 			h.failing[d.PeerID] = true
 		case raft.ResumedHeartbeatObservation:
+			id, was = d.PeerID, h.failing[d.PeerID]
 			delete(h.failing, d.PeerID)
 		}
 		h.mu.Unlock()
+		if was != down && h.note != nil {
+			h.note(id, down)
+		}
 	}
 }
 

@@ -87,8 +87,12 @@ func (n *Node) setPeers(members []Peer) {
 		m[serverID(p.ID)] = p
 	}
 	n.peersMu.Lock()
+	changed := !samePeers(n.peers, m)
 	n.peers = m
 	n.peersMu.Unlock()
+	if changed {
+		n.fsm.timeline.add(TimelineEvent{Kind: TimelineMembership, Term: n.term(), Detail: describeMembers(members)})
+	}
 }
 
 // ErrRemoved is returned by Reconfigure when the new membership leaves

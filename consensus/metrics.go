@@ -104,18 +104,22 @@ func (n *Node) watchElections() (stop func()) {
 		return ok
 	})
 	n.raft.RegisterObserver(obs)
-	if _, id := n.raft.LeaderWithID(); id != "" {
+	_, id := n.raft.LeaderWithID()
+	if id != "" {
 		n.metrics.leaderKnown(time.Now())
 	}
+	n.noteLeader(id)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		for o := range ch {
-			if d := o.Data.(raft.LeaderObservation); d.LeaderID != "" {
+			d := o.Data.(raft.LeaderObservation)
+			if d.LeaderID != "" {
 				n.metrics.leaderKnown(time.Now())
 			} else {
 				n.metrics.startLooking(time.Now())
 			}
+			n.noteLeader(d.LeaderID)
 		}
 	}()
 	return func() {

@@ -141,6 +141,10 @@ type Node struct {
 	// their election watch (nil standalone).
 	metrics       *nodeMetrics
 	stopElections func()
+	// leaderNote dedupes the timeline's leader events (timeline.go).
+	leaderNote leaderNote
+	// status gathers the other members' figures for views (status.go).
+	status peerStatus
 	// restoreMu runs one user restore at a time.
 	restoreMu sync.Mutex
 	closeOnce sync.Once
@@ -381,7 +385,7 @@ func (n *Node) leading() bool {
 }
 
 func (n *Node) startForwarding(cfg Config) error {
-	n.health = watchPeerHealth(n.raft)
+	n.health = watchPeerHealth(n.raft, n.notePeer)
 	self, _ := n.peer(n.self)
 	fs, err := startForwardServer(n, self.ForwardAddr)
 	if err != nil {

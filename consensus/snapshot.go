@@ -67,6 +67,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	s := f.freeze()
 	s.took = f.snapshotTime
 	f.lastSnap.note(f.st.LastZxid)
+	f.timeline.add(TimelineEvent{Kind: TimelineSnapshotTaken, Term: f.term, Zxid: f.st.LastZxid})
 	return s, nil
 }
 
@@ -103,6 +104,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	f.term, f.counter = rs.term, rs.counter
 	f.st = rs.st
 	f.lastSnap.note(rs.st.LastZxid)
+	f.timeline.add(TimelineEvent{Kind: TimelineSnapshotInstalled, Term: f.term, Zxid: rs.st.LastZxid})
 	if f.snaps != nil {
 		f.snaps.restored = true
 	}

@@ -177,8 +177,9 @@ func ExampleStartCluster() {
 // data directory; a restarted server catches up with what it missed.
 func ExampleCluster_Partition() {
 	asTest(func(t testing.TB) {
-		c := integration.StartCluster(t, 3, integration.WithLeaderAmong(1, 2))
+		c := integration.StartCluster(t, 3)
 		c.Partition([]int{0}, []int{1, 2}) // server 0 alone: the others keep a quorum
+		c.WaitForLeaderAmong(1, 2)         // they elect a new leader if server 0 led
 		conn, _ := c.Connect(t, c.Servers[1].Addr())
 		if _, err := conn.Create("/while-cut-off", []byte("x"), 0, zk.WorldACL(zk.PermAll)); err != nil {
 			t.Fatal(err)

@@ -21,6 +21,10 @@ type AdminOptions struct {
 	// commands off (admin.snapshot.enabled=false,
 	// admin.restore.enabled=false); they answer 503 then.
 	SnapshotDisabled, RestoreDisabled bool
+	// ConsoleDisabled turns off the web console the AdminServer serves at
+	// its root (admin.console.enabled=false; zkraft's own key: package
+	// console, docs/console.md).
+	ConsoleDisabled bool
 }
 
 // AdminServer defaults (ZooKeeper's JettyAdminServer and Commands).
@@ -76,6 +80,7 @@ var adminKeyHandlers = map[string]func(c *Config, v string) error{
 	}, 0, 1<<31-1),
 	"admin.snapshot.enabled": setDisabled(func(c *Config) *bool { return &c.Admin.SnapshotDisabled }),
 	"admin.restore.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.RestoreDisabled }),
+	"admin.console.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.ConsoleDisabled }),
 }
 
 // setDisabled returns a handler storing the negation of an "enabled"

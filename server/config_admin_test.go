@@ -16,15 +16,17 @@ func TestParseAdminKeys(t *testing.T) {
 	require.Equal(t, 30*time.Second, c.AdminIdleTimeout())
 	require.Equal(t, 5*time.Minute, c.AdminRateLimit())
 	require.False(t, c.Admin.SnapshotDisabled || c.Admin.RestoreDisabled)
+	require.False(t, c.Admin.ConsoleDisabled, "the console comes with the AdminServer")
 
 	c, err = parseCfg("clientPort=2181\nadmin.idleTimeout=5000\nzookeeper.admin.rateLimiterIntervalInMS=1000\n" +
-		"admin.snapshot.enabled=false\nadmin.restore.enabled=FALSE\nadmin.serverPort=0\n")
+		"admin.snapshot.enabled=false\nadmin.restore.enabled=FALSE\nadmin.serverPort=0\nadmin.console.enabled=false\n")
 	require.NoError(t, err)
 	require.Empty(t, c.Ignored, "the admin keys are implemented")
 	require.Equal(t, 5*time.Second, c.AdminIdleTimeout())
 	require.Equal(t, time.Second, c.AdminRateLimit())
 	require.True(t, c.Admin.SnapshotDisabled)
 	require.True(t, c.Admin.RestoreDisabled)
+	require.True(t, c.Admin.ConsoleDisabled)
 	require.Zero(t, c.AdminServerPort, "0 picks a free port, as Jetty does")
 
 	c, err = parseCfg("clientPort=2181\nadmin.rateLimiterIntervalInMS=0\n")

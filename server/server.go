@@ -200,6 +200,7 @@ func (s *Server) Start(ctx context.Context) error {
 	s.node = node
 	s.ids = session.NewIDGenerator(sessionServerID(s.cfg.ServerID), s.clock.Now())
 	node.OnTouch(s.touchRemote)
+	node.SetStatusSource(s.encodeStatus)
 	if node.IsLeader() {
 		// Standalone: lead before the first client arrives. Sessions
 		// recovered from disk get a full timeout from now.

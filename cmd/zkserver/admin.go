@@ -5,12 +5,14 @@ import (
 	"os"
 
 	"github.com/zkraft/zkraft/admin"
+	"github.com/zkraft/zkraft/console"
 	"github.com/zkraft/zkraft/server"
 )
 
 // startAdmin starts the AdminServer when the configuration enables it (a
 // zoo.cfg does unless admin.enableServer=false; without a zoo.cfg it is
-// off) and returns what stops it. A port already in use does not stop
+// off), with the web console at its root unless admin.console.enabled=false,
+// and returns what stops it. A port already in use does not stop
 // zkserver: ZooKeeper's quorum peers go on without their AdminServer too,
 // but here one WARN line says which address and how to move it.
 func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog.Logger) (stop func()) {
@@ -25,6 +27,9 @@ func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog
 		}
 	}
 	opts.Backups = admin.ServerBackups(srv)
+	if !cfg.Admin.ConsoleDisabled {
+		opts.Console = console.New(srv, console.Options{Logger: log})
+	}
 	a, err := admin.Start(srv, opts)
 	if err != nil {
 		log.Warn("AdminServer not started; the server runs without it (set admin.serverPort to a free port, or admin.enableServer=false)",

@@ -19,9 +19,15 @@ import (
 // it with SIGINT and returns its log.
 func runWithAdmin(t *testing.T, adminPort int, check func()) string {
 	t.Helper()
+	return runWithAdminCfg(t, adminPort, "", check)
+}
+
+// runWithAdminCfg is runWithAdmin with extra zoo.cfg lines.
+func runWithAdminCfg(t *testing.T, adminPort int, extra string, check func()) string {
+	t.Helper()
 	bin := buildServer(t)
 	port := freePort(t)
-	cfg := writeCfg(t, fmt.Sprintf("clientPort=%d\nclientPortAddress=127.0.0.1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n", port, adminPort))
+	cfg := writeCfg(t, fmt.Sprintf("clientPort=%d\nclientPortAddress=127.0.0.1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n%s", port, adminPort, extra))
 	var logs bytes.Buffer
 	cmd := exec.Command(bin, cfg)
 	cmd.Stderr = &logs

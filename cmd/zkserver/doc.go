@@ -43,7 +43,8 @@
 // ZooKeeper does; admin.enableServer=false turns it off, and without a
 // zoo.cfg it is off. Its port being in use is logged as a warning and the
 // server runs on without it. Besides ZooKeeper's /commands it serves the
-// probes /ready and /live.
+// probes /ready and /live, and the web console at / (package console;
+// docs/console.md), which admin.console.enabled=false turns off alone.
 //
 // Unless GOGC is set in its environment, zkserver tunes the garbage
 // collector after every collection so that the heap may grow by

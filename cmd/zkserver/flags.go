@@ -23,7 +23,8 @@ A zoo.cfg is read as Apache ZooKeeper 3.8 reads it. The keys most set:
   tickTime, initLimit, syncLimit  timing, in ms and ticks
   server.N=host:peer:election[:observer][;clientPort]   one line per member; myid in dataDir
   4lw.commands.whitelist          four-letter words served ("*" for all)
-  admin.enableServer, admin.serverPort   the AdminServer (on, 8080, from a zoo.cfg)
+  admin.enableServer, admin.serverPort   the AdminServer (on, 8080, from a zoo.cfg),
+                                  with the web console at / (docs/console.md)
   metricsProvider.className, metricsProvider.httpPort   Prometheus /metrics (7000)
   secureClientPort, ssl.*, authProvider.N, sslQuorum    TLS and authentication (docs/security.md)
 Keys zkraft does not use are accepted and listed once at start. -port and

@@ -1,0 +1,175 @@
+// zkraft console: reads /console/api/ensemble, then follows the server-sent
+// events of /console/api/events and redraws. No framework; every value is
+// set as text, never as HTML.
+"use strict";
+
+const STALE_MS = 3500; // a peer's figures older than this are greyed out
+const TIMELINE_MAX = 256; // the server keeps as many
+const timeline = new Map(); // seq -> event
+
+// Rows of the ensemble table: label, and how to read the cell from a status.
+const rows = [
+  ["role", s => s.role],
+  ["epoch (Raft term)", s => s.epoch],
+  ["last log index", s => s.lastLogIndex],
+  ["commit index", s => s.commitIndex],
+  ["applied index", s => s.appliedIndex],
+  ["last zxid", s => "0x" + s.lastZxid.toString(16)],
+  ["leader", s => s.leaderId || "none"],
+  ["client address", s => s.clientAddr],
+  ["connections", s => s.connections],
+  ["sessions", s => s.sessions],
+  ["watches", s => s.watches],
+  ["znodes", s => s.znodes],
+  ["outstanding requests", s => s.outstanding],
+  ["latency min/avg/max ms", s => s.latency.min + " / " + s.latency.avg.toFixed(1) + " / " + s.latency.max],
+  ["reads p50/p99 ms", s => pair(s.latency.readP50, s.latency.readP99)],
+  ["writes p50/p99 ms", s => pair(s.latency.writeP50, s.latency.writeP99)],
+  ["packets in/out", s => s.packetsReceived + " / " + s.packetsSent],
+  ["figures age", (s, m) => m.self ? "live" : (m.ageMs / 1000).toFixed(1) + " s"],
+];
+
+function pair(a, b) {
+  const f = v => (v === null || v === undefined) ? "–" : v.toFixed(0);
+  return f(a) + " / " + f(b);
+}
+
+function el(tag, text, cls) {
+  const e = document.createElement(tag);
+  if (text !== undefined) e.textContent = String(text);
+  if (cls) e.className = cls;
+  return e;
+}
+
+// leaderNow is the leader the answering server knows (0: none).
+let leaderNow = 0;
+
+// isStale: no figures, figures too old, or a leader's figures from before
+// the leader this server knows now (a dead or deposed leader).
+function isStale(m) {
+  if (!m.status) return true;
+  if (m.self) return false;
+  return m.ageMs > STALE_MS || (m.status.role === "leader" && m.id !== leaderNow);
+}
+
+function drawServers(members) {
+  const table = document.getElementById("servers");
+  const head = el("tr");
+  head.appendChild(el("th", "server"));
+  for (const m of members) {
+    const th = el("th", "server " + m.id + (m.observer ? " (observer)" : "") + (m.self ? " · this page" : ""));
+    th.dataset.serverId = m.id;
+    if (m.self) th.classList.add("self");
+    head.appendChild(th);
+  }
+  table.tHead.replaceChildren(head);
+  const body = [];
+  for (const [label, read] of rows) {
+    const tr = el("tr");
+    tr.appendChild(el("td", label));
+    for (const m of members) {
+      let td;
+      if (!m.status) {
+        td = el("td", label === "role" ? "unknown" : "–", label === "role" ? "role role-unknown" : "");
+      } else {
+        td = el("td", read(m.status, m));
+        if (label === "role") {
+          td.className = "role role-" + m.status.role;
+          if (isStale(m)) td.title = "last heard " + (m.ageMs / 1000).toFixed(1) + " s ago";
+        }
+      }
+      if (label === "role") {
+        td.dataset.role = m.status ? m.status.role : "unknown";
+        td.dataset.stale = isStale(m);
+        td.dataset.serverId = m.id;
+        if (!m.status) td.title = "no figures: the server is down or cut off";
+      }
+      if (isStale(m)) td.classList.add("stale");
+      if (m.self) td.classList.add("self");
+      tr.appendChild(td);
+    }
+    body.push(tr);
+  }
+  table.tBodies[0].replaceChildren(...body);
+}
+
+function drawReplication(members) {
+  const leader = members.find(m => m.id === leaderNow && m.status && m.status.role === "leader");
+  const trs = [];
+  const followers = (leader && leader.status.followers) || [];
+  const worst = Math.max(1, ...followers.map(f => f.lag || 0));
+  for (const f of followers) {
+    const tr = el("tr");
+    tr.dataset.serverId = f.id;
+    tr.appendChild(el("td", "server " + f.id + (f.observer ? " (observer)" : "")));
+    tr.appendChild(el("td", f.match === null ? "unknown" : f.match));
+    tr.appendChild(el("td", f.lag === null ? "unknown" : f.lag));
+    const bar = el("td", undefined, "bar"), fill = el("div");
+    if (f.lag === null) fill.className = "unknown";
+    else fill.style.width = (100 * f.lag / worst) + "%";
+    bar.appendChild(fill);
+    tr.appendChild(bar);
+    trs.push(tr);
+  }
+  document.querySelector("#replication tbody").replaceChildren(...trs);
+  document.getElementById("replication-none").hidden = !!leader;
+}
+
+function describe(ev) {
+  switch (ev.kind) {
+    case "looking": return "no leader: looking for one (election)";
+    case "leader": return "leader elected: server " + ev.leader + (ev.self ? " (this server)" : "");
+    case "peer-down": return "server " + ev.peer + " unreachable from the leader";
+    case "peer-up": return "server " + ev.peer + " reachable again";
+    case "membership": return "membership changed: " + ev.detail;
+    case "snapshot": return "snapshot taken at zxid 0x" + ev.zxid.toString(16);
+    case "snapshot-installed": return "snapshot installed at zxid 0x" + (ev.zxid || 0).toString(16);
+  }
+  return ev.kind;
+}
+
+function addTimeline(events) {
+  for (const ev of events) timeline.set(ev.seq, ev);
+  const seqs = [...timeline.keys()].sort((a, b) => a - b);
+  for (const s of seqs.slice(0, Math.max(0, seqs.length - TIMELINE_MAX))) timeline.delete(s);
+  const items = seqs.slice(-TIMELINE_MAX).reverse().map(s => {
+    const ev = timeline.get(s), li = el("li", undefined, "ev-" + ev.kind);
+    li.value = ev.seq;
+    li.appendChild(el("time", new Date(ev.time).toLocaleTimeString()));
+    li.appendChild(document.createTextNode(describe(ev) + " · epoch " + ev.term));
+    return li;
+  });
+  document.getElementById("timeline").replaceChildren(...items);
+}
+
+function draw(st) {
+  const self = st.members.find(m => m.self);
+  const s = self && self.status;
+  document.getElementById("self").textContent =
+    "server " + st.server + (s ? " · " + s.role + " · epoch " + s.epoch : "");
+  const leader = document.getElementById("leader");
+  const id = s ? s.leaderId : 0;
+  leaderNow = id;
+  leader.dataset.leader = id;
+  leader.textContent = id ? "leader: server " + id : "leader: none known";
+  drawServers(st.members);
+  drawReplication(st.members);
+  addTimeline(st.timeline);
+  document.body.dataset.updated = st.time;
+}
+
+function setLink(up, text) {
+  const link = document.getElementById("link");
+  link.className = "link " + (up ? "up" : "down");
+  link.textContent = text;
+}
+
+function connect() {
+  const es = new EventSource("/console/api/events");
+  es.addEventListener("state", e => { setLink(true, "live"); draw(JSON.parse(e.data)); });
+  // EventSource reconnects by itself; the first update after that has
+  // the whole timeline again.
+  es.onerror = () => setLink(false, "reconnecting…");
+}
+
+fetch("/console/api/ensemble").then(r => r.json()).then(draw).catch(() => {}).finally(connect);

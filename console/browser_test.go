@@ -1,0 +1,117 @@
+package console
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/integration"
+)
+
+// screenshotEnv names the variable that makes TestBrowserEnsembleView save
+// its screenshots into docs/ (ZKRAFT_SCREENSHOTS=1 go test ./console -run
+// Browser).
+const screenshotEnv = "ZKRAFT_SCREENSHOTS"
+
+// chromium returns the path of a Chromium or Chrome binary, skipping the
+// test when there is none.
+func chromium(t *testing.T) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("browser test skipped: no Chromium found on PATH (Debian: apt-get install chromium; .ci/run installs it)")
+	return ""
+}
+
+// browser starts a headless Chromium for the test and returns its context.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chromium(t)),
+		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox refuses to start
+		chromedp.WindowSize(1280, 1000),
+	)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancelTimeout := context.WithTimeout(ctx, 60*time.Second)
+	t.Cleanup(func() {
+		cancelTimeout()
+		cancel()
+		cancelAlloc()
+	})
+	return ctx
+}
+
+// TestBrowserEnsembleView opens a follower's console of a three-server
+// ensemble in headless Chromium: the page names the right leader and
+// shows every server's role; after the test kills the leader, the same
+// page, without a reload, names the new one.
+func TestBrowserEnsembleView(t *testing.T) {
+	ctx := browser(t)
+	c := integration.StartCluster(t, 3)
+	leader := c.WaitForLeader()
+	follower := (leader + 1) % 3
+	c.WaitForRole(follower, "follower")
+	bases := serveCluster(t, c, 250*time.Millisecond)
+	conn, _ := c.Connect(t, c.Servers[follower].Addr())
+	_, err := conn.Create("/shown", []byte("in the browser"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	leaderID := strconv.Itoa(leader + 1)
+	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(20 * time.Second)}
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(bases[follower]+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#leader[data-leader="`+leaderID+`"]`)),
+	))
+	// Every server's role, the others' gathered over the links.
+	roles, err := chromedp.Run(ctx, chromedp.Poll[map[string]string](`(() => {
+		const r = {};
+		for (const td of document.querySelectorAll("td[data-role]")) r[td.dataset.serverId] = td.dataset.role;
+		return Object.values(r).filter(v => v !== "unknown").length === 3 && r;
+	})()`, poll...))
+	require.NoError(t, err)
+	for id, role := range roles {
+		want := "follower"
+		if id == leaderID {
+			want = "leader"
+		}
+		require.Equal(t, want, role, "server %s", id)
+	}
+	screenshot(t, ctx, "console-ensemble.png")
+
+	c.Kill(leader)
+	newLeader, err := chromedp.Run(ctx, chromedp.Poll[string](
+		`(() => { const v = document.querySelector("#leader").dataset.leader; return v !== "0" && v !== "`+leaderID+`" && v; })()`, poll...))
+	require.NoError(t, err, "the page never named a new leader")
+	require.Equal(t, strconv.Itoa(c.WaitForLeader()+1), newLeader)
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](
+		`document.querySelector('td[data-role="leader"][data-stale="false"][data-server-id="`+newLeader+`"]') !== null &&
+		 document.querySelector('td[data-role][data-stale="true"][data-server-id="`+leaderID+`"]') !== null &&
+		 document.querySelector("#timeline li.ev-leader") !== null`, poll...))
+	require.NoError(t, err, "the new leader's role, the old one greyed out, and the election in the timeline")
+	screenshot(t, ctx, "console-leader-killed.png")
+}
+
+// screenshot saves the page into docs/name when screenshotEnv asks.
+func screenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv(screenshotEnv) == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	require.NoError(t, err)
+	path := filepath.Join("..", "docs", name)
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("wrote %s", path)
+}

@@ -1,0 +1,156 @@
+package console
+
+import (
+	"crypto/x509"
+	"embed"
+	"errors"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/zkraft/zkraft/server"
+)
+
+// View is what the console reads of a server: read-only views of
+// *server.Server. Tests may substitute their own.
+type View interface {
+	// WatchEnsemble says the ensemble view is watched (the servers then
+	// gather each other's figures for a few seconds).
+	WatchEnsemble()
+	// Ensemble lists the members with their latest figures.
+	Ensemble() []server.EnsembleMember
+	// Timeline returns the events recorded after sequence number after.
+	Timeline(after uint64) []server.TimelineEvent
+	// AuthorizeAdmin checks credentials as the AdminServer's write
+	// commands do; the console's future writes will call it.
+	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
+}
+
+var _ View = (*server.Server)(nil)
+
+// Paths the console serves (besides "/", the page).
+const (
+	// Prefix holds the assets and the API.
+	Prefix = "/console/"
+	// SnapshotPath answers the ensemble and the whole timeline as JSON.
+	SnapshotPath = Prefix + "api/ensemble"
+	// EventsPath is the server-sent event stream of updates.
+	EventsPath = Prefix + "api/events"
+)
+
+// Options configure a Console.
+type Options struct {
+	// Interval is how often open streams get fresh figures (default 1 s).
+	Interval time.Duration
+	// Logger receives the console's lines (default: discarded).
+	Logger *slog.Logger
+}
+
+// DefaultInterval is Options.Interval's default.
+const DefaultInterval = time.Second
+
+// Console is the web console's HTTP handler.
+type Console struct {
+	view   View
+	opts   Options
+	assets http.Handler
+	hub    *hub
+}
+
+//go:embed assets
+var embedded embed.FS
+
+// New returns the console for v.
+func New(v View, opts Options) *Console {
+	if opts.Interval <= 0 {
+		opts.Interval = DefaultInterval
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	sub, err := fs.Sub(embedded, "assets")
+	if err != nil {
+		panic(err) // the embedded directory is part of the build
+	}
+	c := &Console{view: v, opts: opts, assets: http.StripPrefix(Prefix, http.FileServerFS(sub))}
+	c.hub = newHub(c)
+	return c
+}
+
+// ServeHTTP serves the page at "/", its assets under Prefix, the JSON
+// snapshot and the event stream; 404 elsewhere. Every route is read-only
+// (GET and HEAD).
+func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "the console is read-only", http.StatusMethodNotAllowed)
+		return
+	}
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	switch p := r.URL.Path; {
+	case p == "/" || p == "/index.html":
+		c.page(w, r)
+	case p == SnapshotPath:
+		c.snapshot(w, r)
+	case p == EventsPath:
+		c.stream(w, r)
+	case strings.HasPrefix(p, Prefix) && !strings.HasPrefix(p, Prefix+"api/"):
+		c.assets.ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
+	}
+}
+
+// page serves index.html.
+func (c *Console) page(w http.ResponseWriter, r *http.Request) {
+	b, err := embedded.ReadFile("assets/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(b)
+}
+
+// snapshot serves the ensemble and the whole timeline as JSON.
+func (c *Console) snapshot(w http.ResponseWriter, r *http.Request) {
+	c.view.WatchEnsemble()
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(mustJSON(c.state(0)))
+}
+
+// CloseStreams ends every open event stream (the AdminServer calls it
+// when it shuts down). New streams may open afterwards.
+func (c *Console) CloseStreams() { c.hub.closeAll() }
+
+// ErrForbidden wraps why authorized refused a request.
+var ErrForbidden = errors.New("console: not authorized")
+
+// authorized is the gate for routes that change data or the ensemble
+// (none yet: the console is read-only): it answers 401 or 403 and returns
+// false unless r carries credentials the AdminServer's write commands
+// accept.
+func (c *Console) authorized(w http.ResponseWriter, r *http.Request) bool {
+	var certs []*x509.Certificate
+	if r.TLS != nil {
+		certs = r.TLS.PeerCertificates
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		host = r.RemoteAddr
+	}
+	if err := c.view.AuthorizeAdmin(r.Header.Get("Authorization"), certs, host); err != nil {
+		status := http.StatusForbidden
+		if r.Header.Get("Authorization") == "" && len(certs) == 0 {
+			status = http.StatusUnauthorized
+		}
+		http.Error(w, errors.Join(ErrForbidden, err).Error(), status)
+		return false
+	}
+	return true
+}

@@ -1,0 +1,35 @@
+// Package console is zkraft's web console: a page built into every
+// server, served at the root "/" of the AdminServer's address (same
+// switch, same port; admin.console.enabled=false turns it off alone),
+// that shows the whole ensemble live. Its HTML, CSS and JavaScript are
+// embedded in the binary (assets/, no framework, nothing fetched from
+// the internet).
+//
+// The ensemble view lists every member: its role, Raft term shown as
+// ZooKeeper's epoch, last log, commit and applied indexes, last zxid, and
+// on the leader each follower's match index and lag; connections,
+// sessions, watches, znodes and request latency; and a timeline of
+// elections, leader changes, peer outages, membership changes and
+// snapshots. The page reads /console/api/ensemble once, then follows
+// /console/api/events, a server-sent event stream, with no page reloads.
+// The other members' figures reach this server over the links between
+// servers (server.Server.WatchEnsemble), so one tab shows them all.
+//
+// Nothing is computed for a server nobody watches: one goroutine per
+// Console refreshes the figures only while at least one stream is open,
+// and stops with the last. Streams are bounded: a client that falls
+// behind by streamBacklog messages is cut off (its browser reconnects and
+// starts afresh), and at most maxStreams are open at once.
+//
+// The console is read-only: every route answers GET and HEAD only. Routes
+// that change data or the ensemble (later: the tree browser's edits, the
+// lab) must pass through Console.authorized, which demands what the
+// AdminServer's snapshot and restore commands demand (an Authorization
+// header, or a client certificate, that server.Server.AuthorizeAdmin
+// accepts).
+//
+// It must not import consensus, datatree or session: it reads only the
+// read-only views of *server.Server (the View interface). cmd/zkserver
+// mounts it into the AdminServer (admin.Options.Console); the integration
+// harness leaves it off.
+package console

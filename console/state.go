@@ -1,0 +1,55 @@
+package console
+
+import (
+	"encoding/json"
+	"time"
+
+	"github.com/zkraft/zkraft/server"
+)
+
+// state is what the page shows, as the snapshot and each stream update
+// carry it.
+type state struct {
+	// Server is the id of the server answering (0 when standalone with
+	// no myid).
+	Server int64     `json:"server"`
+	Time   time.Time `json:"time"`
+	// Members are the ensemble's servers by id.
+	Members []server.EnsembleMember `json:"members"`
+	// Timeline holds the events after the ones the client has: all of
+	// them in the snapshot and a stream's first update, the new ones
+	// after.
+	Timeline []server.TimelineEvent `json:"timeline"`
+}
+
+// state reads the figures now, with the timeline's events after seq.
+func (c *Console) state(after uint64) state {
+	st := state{Time: time.Now(), Members: c.view.Ensemble(), Timeline: c.view.Timeline(after)}
+	for _, m := range st.Members {
+		if m.Self {
+			st.Server = m.ID
+		}
+	}
+	if st.Timeline == nil {
+		st.Timeline = []server.TimelineEvent{}
+	}
+	return st
+}
+
+// lastSeq is the sequence number of the newest event in tl (after when
+// there is none).
+func lastSeq(tl []server.TimelineEvent, after uint64) uint64 {
+	if len(tl) == 0 {
+		return after
+	}
+	return tl[len(tl)-1].Seq
+}
+
+// mustJSON encodes v, whose types always encode.
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}

@@ -1,0 +1,177 @@
+package server
+
+import (
+	"encoding/json"
+	"math"
+	"time"
+
+	"github.com/zkraft/zkraft/consensus"
+)
+
+// Read-only views of the whole ensemble for the web console (package
+// console): this server's figures, every other member's as they were
+// last gathered over the links between servers, and the timeline of
+// elections, leader changes, membership changes and snapshots. Nothing
+// here runs unless a view asks: the gathering between servers only runs
+// while WatchEnsemble is called.
+
+// NodeStatus is one server's figures.
+type NodeStatus struct {
+	ID int64 `json:"id"`
+	// Role is Mode: leader, follower, observer, looking, removed,
+	// read-only or standalone.
+	Role string `json:"role"`
+	// LeaderID is the leader this server knows (0: none).
+	LeaderID int64 `json:"leaderId"`
+	// Epoch is the Raft term.
+	Epoch        uint64 `json:"epoch"`
+	LastLogIndex uint64 `json:"lastLogIndex"`
+	CommitIndex  uint64 `json:"commitIndex"`
+	AppliedIndex uint64 `json:"appliedIndex"`
+	LastZxid     int64  `json:"lastZxid"`
+	// Followers, on the leader, is each other member's replication.
+	Followers []FollowerStatus `json:"followers,omitempty"`
+	// ClientAddr is host:port of the client port.
+	ClientAddr  string `json:"clientAddr"`
+	Connections int    `json:"connections"`
+	Sessions    int    `json:"sessions"`
+	Watches     int    `json:"watches"`
+	Znodes      int    `json:"znodes"`
+	Outstanding int    `json:"outstanding"`
+	// PacketsReceived and PacketsSent count requests and replies since
+	// the start (or srst).
+	PacketsReceived int64          `json:"packetsReceived"`
+	PacketsSent     int64          `json:"packetsSent"`
+	Latency         LatencyFigures `json:"latency"`
+	UptimeMs        int64          `json:"uptimeMs"`
+	Version         string         `json:"version"`
+}
+
+// FollowerStatus is the leader's view of one member's log.
+type FollowerStatus struct {
+	ID       int64 `json:"id"`
+	Observer bool  `json:"observer"`
+	// Match is the last index the member acknowledged matching the
+	// leader's log and Lag the leader's last index less Match; both nil
+	// while the leader knows none (the member is down or has not answered
+	// in this term).
+	Match *uint64 `json:"match"`
+	Lag   *uint64 `json:"lag"`
+}
+
+// LatencyFigures are request latencies in ms: min/avg/max of every
+// request (srvr's), and the 50th and 99th percentiles of reads and of
+// writes over the last minute (nil when there were none).
+type LatencyFigures struct {
+	Min      int64    `json:"min"`
+	Avg      float64  `json:"avg"`
+	Max      int64    `json:"max"`
+	ReadP50  *float64 `json:"readP50"`
+	ReadP99  *float64 `json:"readP99"`
+	WriteP50 *float64 `json:"writeP50"`
+	WriteP99 *float64 `json:"writeP99"`
+}
+
+// Status returns this server's figures now. It takes the tree's read
+// lock once (for the znode count and sessions).
+func (s *Server) Status() NodeStatus {
+	rep := s.node.Replication()
+	nodes, zxid := s.nodeCount()
+	var sessions int
+	s.node.Read(func(st *consensus.State) { sessions = st.Sessions.Len() })
+	min, avg, max := s.stats.lat.snapshot()
+	st := NodeStatus{
+		ID: s.cfg.ServerID, Role: s.mode(), LeaderID: s.LeaderID(),
+		Epoch: rep.Term, LastLogIndex: rep.LastLogIndex, CommitIndex: rep.CommitIndex, AppliedIndex: rep.AppliedIndex,
+		LastZxid: zxid, ClientAddr: s.clientAddr(), Connections: len(s.sessionConns()), Sessions: sessions,
+		Watches: s.watches.count(), Znodes: nodes, Outstanding: s.outstanding(),
+		PacketsReceived: s.stats.packetsIn.Load(), PacketsSent: s.stats.packetsOut.Load(),
+		Latency:  LatencyFigures{Min: min, Avg: avg, Max: max},
+		UptimeMs: s.clock.Now().Sub(s.started).Milliseconds(), Version: Version,
+	}
+	reads, writes := s.m.readLatency.Value(), s.m.updateLatency.Value()
+	st.Latency.ReadP50, st.Latency.ReadP99 = quantile(reads.Quantiles, 0.5), quantile(reads.Quantiles, 0.99)
+	st.Latency.WriteP50, st.Latency.WriteP99 = quantile(writes.Quantiles, 0.5), quantile(writes.Quantiles, 0.99)
+	for _, f := range rep.Followers {
+		fs := FollowerStatus{ID: f.ID, Observer: f.Observer}
+		if f.MatchKnown {
+			match, lag := f.Match, uint64(0)
+			if rep.LastLogIndex > match {
+				lag = rep.LastLogIndex - match
+			}
+			fs.Match, fs.Lag = &match, &lag
+		}
+		st.Followers = append(st.Followers, fs)
+	}
+	return st
+}
+
+// quantile is q of a summary's quantiles, nil when unknown.
+func quantile(qs map[float64]float64, q float64) *float64 {
+	v, ok := qs[q]
+	if !ok || math.IsNaN(v) {
+		return nil
+	}
+	return &v
+}
+
+// EnsembleMember is one member of the ensemble as this server sees it.
+type EnsembleMember struct {
+	ID       int64 `json:"id"`
+	Observer bool  `json:"observer"`
+	// Self marks this server.
+	Self bool `json:"self"`
+	// Status is the member's figures, nil while none were gathered.
+	Status *NodeStatus `json:"status"`
+	// AgeMs is how old Status is (0 for this server's own).
+	AgeMs int64 `json:"ageMs"`
+}
+
+// WatchEnsemble says a view of the ensemble is watched: for the next few
+// seconds the servers gather each other's figures (once a second) over
+// the links between them, for Ensemble. A view calls it on each refresh.
+func (s *Server) WatchEnsemble() { s.node.WatchPeers() }
+
+// Ensemble lists the members by id, each with the latest figures this
+// server holds of it: its own now, the others' as last gathered (see
+// WatchEnsemble). A standalone server lists itself alone.
+func (s *Server) Ensemble() []EnsembleMember {
+	self := s.Status()
+	if s.Standalone() {
+		return []EnsembleMember{{ID: self.ID, Self: true, Status: &self}}
+	}
+	peers := map[int64]consensus.PeerStatus{}
+	for _, p := range s.node.PeerStatuses() {
+		peers[p.ID] = p
+	}
+	now := time.Now()
+	var out []EnsembleMember
+	for _, m := range s.Members() {
+		e := EnsembleMember{ID: m.ID, Observer: m.Observer, Self: m.ID == s.cfg.ServerID}
+		if e.Self {
+			e.Status = &self
+		} else if p, ok := peers[m.ID]; ok {
+			var st NodeStatus
+			if json.Unmarshal(p.Data, &st) == nil {
+				e.Status, e.AgeMs = &st, max(now.Sub(p.At).Milliseconds(), 0)
+			}
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// encodeStatus is this server's figures for the other members' views.
+func (s *Server) encodeStatus() []byte {
+	b, _ := json.Marshal(s.Status())
+	return b
+}
+
+// TimelineEvent is one event of the ensemble's timeline (see
+// consensus.TimelineEvent).
+type TimelineEvent = consensus.TimelineEvent
+
+// Timeline returns the events this server recorded with a sequence number
+// above after (0: all it keeps, at most consensus.TimelineSize), oldest
+// first.
+func (s *Server) Timeline(after uint64) []TimelineEvent { return s.node.Timeline(after) }
