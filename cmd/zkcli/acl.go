@@ -114,7 +114,8 @@ func cmdSetACL(c *client, o *options) error {
 }
 
 // cmdAddAuth is "addauth scheme [auth]" as the command itself: the
-// credentials are added to the session, which then ends.
+// credentials are added to the session (which, in one-shot mode, then
+// ends).
 func cmdAddAuth(c *client, o *options) error {
 	var auth []byte
 	if len(o.args) > 2 {

@@ -88,6 +88,7 @@ func init() {
 		"addWatch":             {usage: addWatchUsage, valued: "m", minArgs: 1, run: cmdAddWatch},
 		"removewatches":        {usage: "path [-c|-d|-a] [-l]", flags: "cdal", minArgs: 1, run: cmdRemoveWatches},
 	}
+	addSessionCommands()
 }
 
 // printCommands lists the commands as zkCli.sh's usage does.

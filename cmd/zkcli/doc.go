@@ -3,19 +3,20 @@
 // client. It takes zkCli.sh's command syntax and, where scripts parse it,
 // prints what ZooKeeper 3.8's zkCli.sh prints.
 //
-// This version runs one command per invocation (zkCli.sh's one-shot mode):
+// One command per invocation (zkCli.sh's one-shot mode), or, with no
+// command, an interactive session reading commands from standard input:
 //
-//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] cmd args...
+//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [cmd args...]
 //
 // Commands:
 //
-//	ls [-s] [-R] path
-//	get [-s] path
+//	ls [-s] [-w] [-R] path
+//	get [-s] [-w] path
 //	set [-s] [-v version] path data
 //	create [-s] [-e] [-c] [-t ttl] path [data] [acl]
 //	delete [-v version] path
 //	deleteall path [-b batch size]
-//	stat path
+//	stat [-w] path
 //	getAcl [-s] path
 //	setAcl [-s] [-v version] [-R] path acl
 //	addauth scheme auth [cmd args...]
@@ -30,6 +31,7 @@
 //	delquota [-n|-b|-N|-B] path
 //	addWatch [-m mode] path
 //	removewatches path [-c|-d|-a] [-l]
+//	history, redo cmdno, printwatches on|off, connect host:port, close, quit
 //
 // and zkcli's own:
 //
@@ -54,8 +56,22 @@
 // node holds it: zkCli.sh decodes it as UTF-8 and prints U+FFFD for bytes
 // that are not, zkcli writes the bytes unchanged.
 //
-// --json makes ls, get and stat print one JSON object instead (see
-// jsonout.go for its fields); other commands ignore it.
+// --json makes ls, get, stat and tree print one JSON object instead, and
+// watch one per event (see jsonout.go for the fields); other commands
+// ignore it.
+//
+// A session (repl.go) is zkCli.sh's: on a terminal, its prompt
+// "[zk: host:port(CONNECTED) N] ", line editing, Tab completion of command
+// names and znode paths (complete.go) and recall of earlier lines kept in
+// ~/.zkcli_history or $ZKCLI_HISTORY (history.go, terminal.go); from a pipe,
+// lines with no prompt. Watches set there (get -w, ls -w, stat -w,
+// config -w, addWatch) and the connection's state changes print as
+// zkCli.sh's watcher prints them, printwatches deciding (watcher.go,
+// console.go); the session keeps its watches as Java's client does, so a
+// one-shot watch prints once and removewatches reports the watches it
+// removed (sessionwatches.go). The session's commands are in
+// sessioncmds.go, its connection in session.go. It ends at quit or the end
+// of the input with the last line's status.
 //
 // whoami, addWatch, removewatches, reconfig, getEphemerals and
 // getAllChildrenNumber use requests go-zookeeper v1.0.4 does not offer
@@ -64,10 +80,14 @@
 // connection (sessiontap.go), so they carry the session's credentials and
 // see its watches and ephemerals. In one-shot mode the session asking
 // getEphemerals has created nothing, so, as with zkCli.sh's one-shot mode,
-// it lists no nodes.
+// it lists no nodes; in a session it lists the session's ephemerals. Every
+// connection, the first, connect's and go-zookeeper's reconnections, is
+// made by one dialer (client.open, tls.go's dialOption), so the tap and
+// TLS apply alike in both modes; connect starts a new tap with its new
+// session.
 //
 // TLS: -tls-ca, -tls-cert, -tls-key and -tls-server-name take PEM files;
 // -client-configuration reads a Java properties file as zkCli.sh does
 // (zookeeper.client.secure=true and the zookeeper.ssl.* keys, JKS, PKCS#12
-// and PEM stores). SASL is not supported.
+// and PEM stores). SASL is not supported yet.
 package main

@@ -37,7 +37,7 @@ var zkCodes = map[error]wire.Code{
 	zk.ErrSessionExpired: wire.CodeSessionExpired, zk.ErrInvalidACL: wire.CodeInvalidACL,
 	zk.ErrAuthFailed: wire.CodeAuthFailed, zk.ErrSessionMoved: wire.CodeSessionMoved,
 	zk.ErrReconfigDisabled: wire.CodeReconfigDisabled, zk.ErrBadArguments: wire.CodeBadArguments,
-	zk.ErrConnectionClosed: wire.CodeConnectionLoss,
+	zk.ErrConnectionClosed: wire.CodeConnectionLoss, zk.ErrNoServer: wire.CodeConnectionLoss,
 }
 
 // keeperError is a server error on path, as Java's KeeperException.

@@ -34,6 +34,7 @@ type client struct {
 	tls     tlsOptions
 	out     io.Writer // the command's output (zkCli.sh's System.out)
 	errw    io.Writer // messages zkCli.sh writes to System.err
+	sess    *session  // the interactive session (repl.go); nil in one-shot mode
 }
 
 // authFlag collects repeated -auth scheme:auth flags.
@@ -50,8 +51,14 @@ func (a authFlag) Set(v string) error {
 	return nil
 }
 
-// run runs one zkcli invocation and returns its exit status.
+// run runs one zkcli invocation, reading a session's commands from the
+// process's standard input, and returns its exit status.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runWith(args, os.Stdin, stdout, stderr)
+}
+
+// runWith is run reading a session's commands from stdin.
+func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &client{out: stdout, errw: stderr}
 	fs := flag.NewFlagSet("zkcli", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -61,7 +68,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
 	c.tls.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] cmd args...")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [cmd args...]")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}
@@ -79,8 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		words = words[3:]
 	}
 	if len(words) == 0 {
-		fs.Usage()
-		return 1
+		return c.repl(stdin, stdout, stderr)
 	}
 	cmd, ok := commands[words[0]]
 	if !ok {
@@ -110,16 +116,31 @@ type quiet struct{}
 
 func (quiet) Printf(string, ...interface{}) {}
 
+// open starts a connection to server with go-zookeeper, through
+// dialOption's dialer (TLS when asked for, and a fresh session tap): the
+// one way zkcli connects, in one-shot mode and in a session. extra is one
+// more go-zookeeper option (the session's event callback), or nil.
+func (c *client) open(server string, extra func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, error) {
+	dial, err := c.dialOption()
+	if err != nil {
+		return nil, nil, err
+	}
+	if extra == nil {
+		extra = func(*zk.Conn) {}
+	}
+	conn, events, err := zk.Connect([]string{server}, c.timeout, zk.WithLogger(quiet{}), dial, extra)
+	if err != nil {
+		return nil, nil, fmt.Errorf("Unable to connect to %s: %v", server, err)
+	}
+	return conn, events, nil
+}
+
 // connect opens the session, waits until the server has granted it and adds
 // the credentials.
 func (c *client) connect() error {
-	dial, err := c.dialOption()
+	conn, events, err := c.open(c.server, nil)
 	if err != nil {
 		return err
-	}
-	conn, events, err := zk.Connect([]string{c.server}, c.timeout, zk.WithLogger(quiet{}), dial)
-	if err != nil {
-		return fmt.Errorf("Unable to connect to %s: %v", c.server, err)
 	}
 	deadline := time.After(c.timeout)
 	for conn.State() != zk.StateHasSession {
@@ -135,9 +156,17 @@ func (c *client) connect() error {
 		}
 	}
 	c.conn = conn
+	if err := c.addAuths(); err != nil {
+		conn.Close()
+		return err
+	}
+	return nil
+}
+
+// addAuths adds the -auth credentials to the session.
+func (c *client) addAuths() error {
 	for _, a := range c.auths {
-		if err := conn.AddAuth(a.scheme, a.auth); err != nil {
-			conn.Close()
+		if err := c.conn.AddAuth(a.scheme, a.auth); err != nil {
 			return fmt.Errorf("addauth %s: %v", a.scheme, err)
 		}
 	}

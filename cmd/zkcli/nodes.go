@@ -19,9 +19,9 @@ func cmdLs(c *client, o *options) error {
 		return err
 	}
 	if o.has('R') {
-		return c.lsRecursive(path)
+		return c.lsRecursive(path, c.watching(o))
 	}
-	children, st, err := c.conn.Children(path)
+	children, st, err := c.children(path, c.watching(o))
 	if err != nil {
 		return cliMessage(err, path)
 	}
@@ -36,10 +36,11 @@ func cmdLs(c *client, o *options) error {
 	return nil
 }
 
-// lsRecursive prints path and its descendants in visitDFS's order.
-func (c *client) lsRecursive(path string) error {
+// lsRecursive prints path and its descendants in visitDFS's order (with
+// watch, it leaves a watch on each, as zkCli.sh's ls -R -w does).
+func (c *client) lsRecursive(path string, watch bool) error {
 	var all []string
-	err := c.visitDFS(path, func(p string) {
+	err := c.visitDFSWatch(path, watch, func(p string) {
 		if !c.json {
 			fmt.Fprintln(c.out, p)
 		}
@@ -58,7 +59,7 @@ func cmdGet(c *client, o *options) error {
 	if err := validatePath(path); err != nil {
 		return err
 	}
-	data, st, err := c.conn.Get(path)
+	data, st, err := c.getData(path, c.watching(o))
 	if err != nil {
 		return cliMessage(err, path)
 	}
@@ -84,7 +85,7 @@ func cmdStat(c *client, o *options) error {
 	if err := validatePath(path); err != nil {
 		return err
 	}
-	ok, st, err := c.conn.Exists(path)
+	ok, st, err := c.exists(path, c.watching(o))
 	if err == nil && !ok {
 		err = zk.ErrNoNode
 	}
@@ -261,10 +262,10 @@ func cmdSync(c *client, o *options) error {
 const configPath = "/zookeeper/config"
 
 // cmdConfig is "config [-c] [-w] [-s]": the data of /zookeeper/config, or
-// with -c the client connection string made from it (properties.go); -w is
-// accepted and, in one-shot mode, pointless.
+// with -c the client connection string made from it (properties.go); -w
+// sets a watch in a session and, in one-shot mode, is pointless.
 func cmdConfig(c *client, o *options) error {
-	data, st, err := c.conn.Get(configPath)
+	data, st, err := c.getData(configPath, c.watching(o))
 	if err != nil {
 		return cliMessage(err, configPath)
 	}

@@ -21,13 +21,19 @@ func childPath(parent, name string) string {
 // The root must be readable (its data is read first, as Java does); a node
 // deleted while the walk runs is skipped.
 func (c *client) visitDFS(path string, fn func(p string)) error {
-	if _, _, err := c.conn.Get(path); err != nil {
+	return c.visitDFSWatch(path, false, fn)
+}
+
+// visitDFSWatch is visitDFS, leaving a data watch on path and a child
+// watch on every node visited when watch is set.
+func (c *client) visitDFSWatch(path string, watch bool, fn func(p string)) error {
+	if _, _, err := c.getData(path, watch); err != nil {
 		return cliMessage(err, path)
 	}
 	fn(path)
 	var walk func(p string) error
 	walk = func(p string) error {
-		children, _, err := c.conn.Children(p)
+		children, _, err := c.children(p, watch)
 		if errors.Is(err, zk.ErrNoNode) {
 			return nil
 		}

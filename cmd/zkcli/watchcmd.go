@@ -77,6 +77,7 @@ func cmdWatch(c *client, o *options) error {
 	if err := c.addWatch(path, mode); err != nil {
 		return err
 	}
+	defer c.endWatch(path)
 	fmt.Fprintf(c.errw, "watching %s at %s; interrupt to stop\n", what, path)
 	stop, release := watchInterrupt()
 	defer release()
@@ -94,6 +95,18 @@ func cmdWatch(c *client, o *options) error {
 		}
 	}
 	return nil
+}
+
+// endWatch removes, in a session, the watch watch set on path, unless the
+// session holds watches of its own there (which removeWatches would take
+// with it; watch's then stays, and its events do not print, as it is not
+// in the session's table). In one-shot mode the session ends anyway.
+func (c *client) endWatch(path string) {
+	if c.sess == nil || c.sess.link == nil || c.sess.link.watches.any(path) {
+		return
+	}
+	c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: path, Type: wire.WatcherAny}, nil, path)
+	c.tap.dropPersistent(path)
 }
 
 // watchCovers reports whether a watch on root (recursive or not) reports

@@ -19,8 +19,9 @@ var addWatchModes = map[string]int32{
 const addWatchUsage = "[-m mode] path # optional mode is one of [PERSISTENT, PERSISTENT_RECURSIVE] - default is PERSISTENT_RECURSIVE"
 
 // cmdAddWatch is "addWatch [-m mode] path": a persistent (recursive by
-// default) watch on the session. Its events reach the tap's listeners; in
-// one-shot mode the session ends at once, as zkCli.sh's does.
+// default) watch on the session. In a session its events print as
+// zkCli.sh's watcher prints them (session.go); in one-shot mode the
+// session ends at once, as zkCli.sh's does.
 func cmdAddWatch(c *client, o *options) error {
 	if len(o.args) != 2 {
 		return fmt.Errorf("addWatch %s", addWatchUsage)
@@ -37,7 +38,14 @@ func cmdAddWatch(c *client, o *options) error {
 	if err := validatePath(path); err != nil {
 		return err
 	}
-	return c.addWatch(path, mode)
+	kind := kindRecursive
+	if mode == wire.AddWatchPersistent {
+		kind = kindPersistent
+	}
+	done := c.markWatch(kind, path)
+	err := c.addWatch(path, mode)
+	done(err == nil)
+	return err
 }
 
 // addWatch adds a persistent watch and remembers it, so that the tap adds
@@ -52,7 +60,8 @@ func (c *client) addWatch(path string, mode int32) error {
 
 // cmdRemoveWatches is "removewatches path [-c|-d|-a] [-l]": removes the
 // session's watches of that type on path (any type by default). With -l a
-// watch is also forgotten when the server cannot be reached.
+// watch is also forgotten when the server cannot be reached. In a session
+// the watches zkcli holds decide, as in Java's client (sessionwatches.go).
 func cmdRemoveWatches(c *client, o *options) error {
 	path := o.args[1]
 	typ := wire.WatcherAny
@@ -66,15 +75,52 @@ func cmdRemoveWatches(c *client, o *options) error {
 		return err
 	}
 	err := c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: path, Type: typ}, nil, path)
-	var ke *keeperError
-	lost := errors.As(err, &ke) && ke.code == wire.CodeConnectionLoss || errors.Is(err, errNotConnected)
-	if err != nil && !(lost && o.has('l')) {
+	if c.sess != nil {
+		return c.removeSessionWatches(path, typ, o.has('l'), replyCode(err))
+	}
+	if err != nil && !(replyCode(err) == wire.CodeConnectionLoss && o.has('l')) {
 		return cliMessage(err, path)
 	}
 	if typ == wire.WatcherAny {
 		c.tap.dropPersistent(path)
 	}
 	return nil
+}
+
+// removeSessionWatches forgets the session's watches a removewatches the
+// server answered with rc removed, and prints the events Java's client
+// gives its watcher then (state Disconnected when the server was not
+// reached).
+func (c *client) removeSessionWatches(path string, typ int32, local bool, rc wire.Code) error {
+	events, err := c.sess.link.watches.remove(path, typ, local, rc)
+	if err != nil {
+		return cliMessage(err, path)
+	}
+	state := "SyncConnected"
+	if rc == wire.CodeConnectionLoss || rc == wire.CodeSessionExpired {
+		state = "Disconnected"
+	}
+	for _, ev := range events {
+		if ev == eventPersistentWatchRemoved {
+			c.tap.dropPersistent(path)
+		}
+		c.sess.con.event(watcherText(fmt.Sprintf("WatchedEvent state:%s type:%s path:%s", state, javaEventTypes[ev], path)))
+	}
+	return nil
+}
+
+// replyCode is the server's answer a tap call's error stands for: OK, a
+// server error, or ConnectionLoss when no connection was up.
+func replyCode(err error) wire.Code {
+	var ke *keeperError
+	switch {
+	case err == nil:
+		return wire.CodeOK
+	case errors.As(err, &ke):
+		return ke.code
+	default:
+		return wire.CodeConnectionLoss
+	}
 }
 
 // cmdWhoAmI is "whoami": the session's identities, as zkCli.sh prints

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-zookeeper/zk"
+)
+
+// session is the state of an interactive zkcli (zkCli.sh's ZooKeeperMain):
+// the numbered history, printwatches, the connection and the status of
+// the last command, which is zkcli's exit status when the session ends.
+type session struct {
+	hist         *cmdHistory
+	printWatches atomic.Bool
+	exitCode     int
+	quit         bool // quit ran: the session ends
+	con          *console
+	link         *link // the current connection; nil when none could be made
+}
+
+func newSession() *session {
+	s := &session{hist: newCmdHistory()}
+	s.printWatches.Store(true)
+	return s
+}
+
+// link is one connection of a session. gone is set once it was closed by
+// close, connect or quit, or by the server expiring its session; its
+// events are then no longer printed.
+type link struct {
+	conn  *zk.Conn
+	gone  atomic.Bool
+	ready chan struct{} // closed once conn is set
+	// last is the last state event printed: go-zookeeper reports
+	// Disconnected after every failed attempt to reconnect, zkCli.sh once.
+	last atomic.Value
+	// watches are the watches set on the connection's session, which
+	// decide which notifications print (sessionwatches.go).
+	watches *watchTable
+}
+
+// state returns the client's session state (a fresh one in one-shot mode,
+// where history, redo and printwatches work as in one-shot zkCli.sh).
+func (c *client) state() *session {
+	if c.sess == nil {
+		return newSession()
+	}
+	return c.sess
+}
+
+// alive reports whether commands can run: Java's ZooKeeper.States.isAlive
+// (connecting or connected; not closed or failed authentication).
+func (c *client) alive() bool {
+	if c.sess == nil {
+		return true
+	}
+	l := c.sess.link
+	return l != nil && !l.gone.Load() && l.conn.State() != zk.StateAuthFailed
+}
+
+// stateName is the connection's state as zkCli.sh's prompt shows it (the
+// name of Java's ZooKeeper.States).
+func (c *client) stateName() string {
+	if !c.alive() {
+		if l := c.sess.link; l != nil && !l.gone.Load() {
+			return "AUTH_FAILED"
+		}
+		return "CLOSED"
+	}
+	if c.conn.State() == zk.StateHasSession {
+		return "CONNECTED"
+	}
+	return "CONNECTING"
+}
+
+// prompt is zkCli.sh's prompt: "[zk: host:port(STATE) N] ".
+func (c *client) prompt() string {
+	return fmt.Sprintf("[zk: %s(%s) %d] ", c.server, c.stateName(), c.sess.hist.count)
+}
+
+// closedEvent is the event zkCli.sh's watcher gets when the client is
+// closed (by close, quit or connect; not at the end of the input, where
+// zkCli.sh exits without closing).
+const closedEvent = "WatchedEvent state:Closed type:None path:null"
+
+// hangUp closes the session's connection, if any, and with announce
+// prints the Closed event; the connection's own events are no longer
+// printed.
+func (c *client) hangUp(announce bool) {
+	if l := c.sess.link; l != nil && !l.gone.Swap(true) {
+		l.conn.Close()
+		if announce {
+			c.sess.con.event(watcherText(closedEvent))
+		}
+	}
+}
+
+// dial replaces the session's connection by a new one to server (through
+// open, so with TLS and a fresh session tap), waits until the server
+// grants a session or every address has been tried once (go-zookeeper goes
+// on trying in the background, as Java's client does; the prompt then
+// shows CONNECTING), and adds the -auth credentials.
+func (c *client) dial(server string) error {
+	c.hangUp(true)
+	c.sess.link = nil
+	c.server = server
+	l := &link{ready: make(chan struct{}), watches: newWatchTable()}
+	conn, events, err := c.open(server, zk.WithEventCallback(c.onEvent(l)))
+	if err != nil {
+		return err
+	}
+	l.conn = conn
+	close(l.ready)
+	c.conn, c.sess.link = conn, l
+	if !firstTry(events, c.timeout) {
+		return nil
+	}
+	return c.addAuths()
+}
+
+// firstTry waits on a new connection's events until it has a session
+// (true), or its session failed, or it is trying its first address again,
+// or timeout passed (false). It waits for the event, not the state, so the
+// session's callback has seen the event when it returns.
+func firstTry(events <-chan zk.Event, timeout time.Duration) bool {
+	deadline := time.After(timeout)
+	tries := 0
+	for {
+		select {
+		case ev, ok := <-events:
+			switch {
+			case !ok, ev.State == zk.StateAuthFailed, ev.State == zk.StateExpired:
+				return false
+			case ev.State == zk.StateHasSession:
+				return true
+			case ev.State == zk.StateConnecting:
+				tries++
+				if tries > 1 {
+					return false
+				}
+			}
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+// onEvent returns l's event callback: it queues what zkCli.sh's watcher
+// would print. An expired session ends the connection, as in Java, where
+// the client is closed then (go-zookeeper would open a new session).
+func (c *client) onEvent(l *link) zk.EventCallback {
+	return func(ev zk.Event) {
+		if l.gone.Load() {
+			return
+		}
+		if ev.Type == zk.EventSession && ev.State == zk.StateExpired {
+			l.gone.Store(true)
+			go func() { <-l.ready; l.conn.Close() }()
+		}
+		text, ok := watchedEvent(ev)
+		if ev.Type == zk.EventSession && ok && l.last.Swap(text) == text {
+			return
+		}
+		if ok && ev.Type != zk.EventSession && !l.watches.fire(ev.Type, ev.Path) {
+			return // no watch zkCli.sh would know of (watch's own, or one removed)
+		}
+		if ok {
+			c.sess.con.event(watcherText(text))
+		}
+	}
+}
