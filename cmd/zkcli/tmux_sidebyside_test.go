@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -146,8 +147,15 @@ func normaliseScreen(s, addr, root string) string {
 		keep = append(keep, l)
 	}
 	s = normalise(strings.Join(keep, "\n"), root)
+	// At quit, zkCli.sh prints the Closed event only if its event thread
+	// runs before the JVM exits (in about one run of eight under load it
+	// does not), so that last event is left out of the comparison.
+	s = closedAtQuit.ReplaceAllString(s, "EXIT=")
 	return strings.ReplaceAll(s, addr, "ADDR")
 }
+
+// closedAtQuit is the Closed event printed just before the shell's exit.
+var closedAtQuit = regexp.MustCompile(`WATCHER::\n\nWatchedEvent state:Closed type:None path:null\n+EXIT=`)
 
 // lineDiff shows two texts line by line, marking the lines that differ.
 func lineDiff(want, got string) string {
