@@ -42,6 +42,7 @@ const tapFirstXid = -1 << 20
 // disconnected, as with ZooKeeper's own client).
 type sessionTap struct {
 	timeout time.Duration
+	sasl    *saslLogin // nil: no SASL (sasltap.go)
 
 	mu         sync.Mutex
 	live       *tapConn
@@ -325,6 +326,9 @@ func (c *tapConn) fill() error {
 		c.greeted = true
 		var resp wire.ConnectResponse
 		if wire.Unmarshal(body, &resp, 0) == nil {
+			if err := c.login(&resp); err != nil {
+				return err
+			}
 			c.t.greeted(c, &resp)
 		}
 		c.keep(body)
@@ -344,6 +348,23 @@ func (c *tapConn) fill() error {
 		}
 	}
 	c.keep(body)
+	return nil
+}
+
+// login runs the SASL exchange, when zkcli has credentials, on a
+// connection the server has granted a session (go-zookeeper starts again
+// on an expired one): on every connection, reconnections included, before
+// go-zookeeper gets the handshake reply. A failure fails the tap's login
+// for good.
+func (c *tapConn) login(resp *wire.ConnectResponse) error {
+	s := c.t.sasl
+	if s == nil || resp.TimeOut == 0 || resp.SessionID == 0 {
+		return nil
+	}
+	if err := s.run(c.Conn, c.t.timeout); err != nil {
+		s.fail(err)
+		return err
+	}
 	return nil
 }
 
