@@ -210,5 +210,14 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 		if ok {
 			c.sess.con.event(watcherText(text))
 		}
+		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && l.sasl != nil {
+			// The tap logged in before go-zookeeper had the session; Java's
+			// client reports the login after SyncConnected.
+			c.sess.con.event(watcherText(saslAuthenticatedEvent))
+		}
 	}
 }
+
+// saslAuthenticatedEvent is the event Java's client sends its watcher
+// when a SASL login succeeded, on every connection.
+const saslAuthenticatedEvent = "WatchedEvent state:SaslAuthenticated type:None path:null"
