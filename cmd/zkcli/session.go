@@ -210,12 +210,18 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 		if ok {
 			c.sess.con.event(watcherText(text))
 		}
-		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && l.sasl != nil {
+		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && l.loggedIn() {
 			// The tap logged in before go-zookeeper had the session; Java's
 			// client reports the login after SyncConnected.
 			c.sess.con.event(watcherText(saslAuthenticatedEvent))
 		}
 	}
+}
+
+// loggedIn reports whether l logs in by SASL (once dial has set l.sasl).
+func (l *link) loggedIn() bool {
+	<-l.ready
+	return l.sasl != nil
 }
 
 // saslAuthenticatedEvent is the event Java's client sends its watcher
