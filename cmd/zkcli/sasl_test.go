@@ -1,6 +1,9 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +12,7 @@ import (
 
 	"github.com/zkraft/zkraft/integration"
 	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // serverJAAS is the server's JAAS file, as ZooKeeper's documentation
@@ -159,7 +163,58 @@ func TestSASLReconnects(t *testing.T) {
 	if got := strings.Count(s.out.String(), "sasl: bob\n"); got != 2 {
 		t.Errorf("whoami after the reconnection:\n%s", s.out.String())
 	}
+	// connect opens a new session, which logs in too.
+	s.send("connect " + addr)
+	s.send("whoami")
+	waitFor(t, "whoami after connect", func() bool { return strings.Count(s.out.String(), "sasl: bob\n") == 3 })
 	if code := s.end(); code != 0 {
 		t.Errorf("exit %d\n%s", code, s.out.String())
+	}
+}
+
+// TestSASLServerSilent: a server that grants the session but never answers
+// the login cannot make zkcli hang: it fails within its -timeout (the
+// connection is lost, not refused, so no AUTH_FAILED).
+func TestSASLServerSilent(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			nc, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			defer nc.Close()
+			if _, err := wire.ReadFrame(nc, 1<<20, nil); err != nil {
+				return
+			}
+			nc.Write(wire.AppendFrame(nil, &wire.ConnectResponse{TimeOut: 10000, SessionID: 1, Passwd: make([]byte, 16)}))
+			io.Copy(io.Discard, nc) // reads the sasl request, never answers
+		}
+	}()
+	pw := filepath.Join(t.TempDir(), "pw")
+	os.WriteFile(pw, []byte("bobsecret"), 0o600)
+	start := time.Now()
+	var b bytes.Buffer
+	code := run([]string{"-server", ln.Addr().String(), "-timeout", "1s", "-sasl-user", "bob", "-sasl-password-file", pw, "ls", "/"}, &b, &b)
+	if code != 1 || !strings.Contains(b.String(), "Unable to connect") {
+		t.Errorf("exit %d\n%s", code, b.String())
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("took %v", d)
+	}
+}
+
+// TestSASLPrompt: a session whose login failed shows AUTH_FAILED in its
+// prompt, as zkCli.sh's, and runs no command.
+func TestSASLPrompt(t *testing.T) {
+	c := &client{server: "h:1", sess: newSession()}
+	c.sess.link = &link{ready: make(chan struct{})}
+	c.sess.link.authFailed.Store(true)
+	if got := c.prompt(); got != "[zk: h:1(AUTH_FAILED) 0] " || c.alive() {
+		t.Errorf("prompt %q, alive %v", got, c.alive())
 	}
 }

@@ -354,18 +354,18 @@ func (c *tapConn) fill() error {
 // login runs the SASL exchange, when zkcli has credentials, on a
 // connection the server has granted a session (go-zookeeper starts again
 // on an expired one): on every connection, reconnections included, before
-// go-zookeeper gets the handshake reply. A failure fails the tap's login
-// for good.
+// go-zookeeper gets the handshake reply. A refused login fails the tap's
+// login for good; a connection lost meanwhile is only lost.
 func (c *tapConn) login(resp *wire.ConnectResponse) error {
 	s := c.t.sasl
 	if s == nil || resp.TimeOut == 0 || resp.SessionID == 0 {
 		return nil
 	}
-	if err := s.run(c.Conn, c.t.timeout); err != nil {
-		s.fail(err)
-		return err
+	err := s.run(c.Conn, c.t.timeout)
+	if errors.Is(err, errSASLFailed) {
+		s.fail(err) // refused: final, as Java's AUTH_FAILED
 	}
-	return nil
+	return err // nil, refused, or the connection lost: go-zookeeper tries again
 }
 
 // keep queues a frame, with its length prefix, for go-zookeeper.
