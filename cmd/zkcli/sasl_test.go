@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"crypto/x509/pkix"
 	"io"
 	"net"
 	"os"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/internal/testpki"
 	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -216,5 +218,31 @@ func TestSASLPrompt(t *testing.T) {
 	c.sess.link.authFailed.Store(true)
 	if got := c.prompt(); got != "[zk: h:1(AUTH_FAILED) 0] " || c.alive() {
 		t.Errorf("prompt %q, alive %v", got, c.alive())
+	}
+}
+
+// TestSASLOverTLS: the login runs inside TLS (the tap wraps the TLS
+// connection), and the connection holds both identities.
+func TestSASLOverTLS(t *testing.T) {
+	pki := testpki.New(t, "zkcli sasl CA")
+	serverKS, ca := pki.WritePEM(t, pki.Issue(t, pkix.Name{CommonName: "zkserver"}))
+	clientKS, _ := pki.WritePEM(t, pki.Issue(t, pkix.Name{CommonName: "bob"}))
+	jaasPath := filepath.Join(t.TempDir(), "server-jaas.conf")
+	if err := os.WriteFile(jaasPath, []byte(serverJAAS), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := server.ParseConfig(strings.NewReader("clientPort=2181\njava.security.auth.login.config="+jaasPath+"\n"), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := integration.StartServer(t, integration.WithConfig(func(c *server.Config) {
+		c.Security = cfg.Security
+		c.Security.SecureClientPort = server.EphemeralPort
+		c.Security.SSLProps = map[string]string{"ssl.keyStore.location": serverKS, "ssl.trustStore.location": ca}
+	}))
+	jaasFlag := "-Djava.security.auth.login.config=" + clientJAAS(t, "Client", "bobsecret")
+	out, code := zkcli(t, srv.SecureAddr(), "-tls-ca", ca, "-tls-cert", clientKS, "-tls-key", clientKS, jaasFlag, "whoami")
+	if code != 0 || sortedLines(out) != sortedLines("Auth scheme: User\nip: 127.0.0.1\nx509: CN=bob\nsasl: bob\n") {
+		t.Errorf("exit %d\n%s", code, out)
 	}
 }
