@@ -16,7 +16,7 @@ const (
 	propJAAS      = jaas.LoginConfigProperty // java.security.auth.login.config
 	propSASL      = "zookeeper.sasl.client"  // "false" turns SASL off
 	propSection   = "zookeeper.sasl.clientconfig"
-	defaultSecton = "Client"
+	defaultSection = "Client"
 	// digestModule is the login module whose username and password options
 	// the Java client logs in with by DIGEST-MD5.
 	digestModule = "org.apache.zookeeper.server.auth.DigestLoginModule"
@@ -117,7 +117,7 @@ func fromJAAS(path string, props map[string]string) (*digestmd5.Client, error) {
 	}
 	section := props[propSection]
 	if section == "" {
-		section = defaultSecton
+		section = defaultSection
 	}
 	entries, ok := cfg.Section(section)
 	if !ok {
