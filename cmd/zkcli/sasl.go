@@ -13,9 +13,9 @@ import (
 
 // The JAAS and client properties zkCli.sh users set for SASL.
 const (
-	propJAAS      = jaas.LoginConfigProperty // java.security.auth.login.config
-	propSASL      = "zookeeper.sasl.client"  // "false" turns SASL off
-	propSection   = "zookeeper.sasl.clientconfig"
+	propJAAS       = jaas.LoginConfigProperty // java.security.auth.login.config
+	propSASL       = "zookeeper.sasl.client"  // "false" turns SASL off
+	propSection    = "zookeeper.sasl.clientconfig"
 	defaultSection = "Client"
 	// digestModule is the login module whose username and password options
 	// the Java client logs in with by DIGEST-MD5.
