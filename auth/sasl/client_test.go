@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/auth/digestmd5"
 )
 
 // testClient is an RFC 2831 client written independently of the server's
@@ -31,7 +33,7 @@ func strp(s string) *string { return &s }
 // challengeValues parses a challenge with the same directive parser.
 func challengeValues(t testing.TB, ch []byte) (realm, nonce string) {
 	t.Helper()
-	v, err := parseDirectives(ch, []string{"realm", "nonce", "charset", "algorithm", "qop"})
+	v, err := digestmd5.ParseDirectives(ch, []string{"realm", "nonce", "charset", "algorithm", "qop"})
 	require.NoError(t, err)
 	require.Nil(t, v[4], "the challenge must not offer a qop")
 	require.Equal(t, "utf-8", string(v[2]))

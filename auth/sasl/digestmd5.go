@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
+
+	"github.com/zkraft/zkraft/auth/digestmd5"
 )
 
 // Defaults of the DigestMD5 fields, as ZooKeeper 3.8 sets them.
@@ -96,7 +98,7 @@ func (s *digestServer) challenge() ([]byte, bool, error) {
 	}
 	s.nonce = base64.StdEncoding.AppendEncode(nil, raw)
 	c := []byte(`realm="`)
-	c = append(c, quoteValue(s.cfg.Realm)...)
+	c = append(c, digestmd5.QuoteValue(s.cfg.Realm)...)
 	c = append(c, `",nonce="`...)
 	c = append(c, s.nonce...)
 	c = append(c, `",charset=utf-8,algorithm=md5-sess`...)

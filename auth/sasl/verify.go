@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/zkraft/zkraft/auth/digestmd5"
 )
 
 // The digest-response directives the JDK server knows, plus "nc", which
@@ -36,7 +38,7 @@ const (
 // verify checks the digest-response and, when it proves the password,
 // returns rspauth.
 func (s *digestServer) verify(response []byte) ([]byte, bool, error) {
-	d, err := parseDirectives(response, responseKeys)
+	d, err := digestmd5.ParseDirectives(response, responseKeys)
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %v", ErrAuthFailed, err)
 	}
@@ -44,12 +46,12 @@ func (s *digestServer) verify(response []byte) ([]byte, bool, error) {
 	if err != nil {
 		return nil, false, fmt.Errorf("%w: %s", ErrAuthFailed, err.Error())
 	}
-	want := responseValue("AUTHENTICATE", in)
+	want := digestmd5.ResponseValue("AUTHENTICATE", in)
 	if subtle.ConstantTimeCompare(d[keyResponse], want) != 1 {
 		return nil, false, fmt.Errorf("%w: wrong response", ErrAuthFailed)
 	}
-	s.authID = in.username
-	return append([]byte("rspauth="), responseValue("", in)...), true, nil
+	s.authID = in.Username
+	return append([]byte("rspauth="), digestmd5.ResponseValue("", in)...), true, nil
 }
 
 // reason is a failed check; its text goes into the wrapped ErrAuthFailed.
@@ -59,22 +61,22 @@ func (r reason) Error() string { return string(r) }
 
 // check runs the JDK server's checks in its order and gathers what the
 // digest needs.
-func (s *digestServer) check(d [][]byte) (*digestInput, error) {
+func (s *digestServer) check(d [][]byte) (*digestmd5.Input, error) {
 	if err := checkOptional(d); err != nil {
 		return nil, err
 	}
-	in := &digestInput{nonce: s.nonce, cnonce: d[keyCnonce], authzid: d[keyAuthzid]}
+	in := &digestmd5.Input{Nonce: s.nonce, Cnonce: d[keyCnonce], Authzid: d[keyAuthzid]}
 	if err := s.checkIdentity(d, in); err != nil {
 		return nil, err
 	}
 	if err := s.checkSession(d, in); err != nil {
 		return nil, err
 	}
-	pw, ok := s.cfg.Users[in.username]
+	pw, ok := s.cfg.Users[in.Username]
 	if !ok {
 		return nil, reason("unknown user")
 	}
-	in.password = pw
+	in.Password = pw
 	return in, nil
 }
 
@@ -95,42 +97,42 @@ func checkOptional(d [][]byte) error {
 }
 
 // checkIdentity checks username, realm, nonce and cnonce.
-func (s *digestServer) checkIdentity(d [][]byte, in *digestInput) error {
+func (s *digestServer) checkIdentity(d [][]byte, in *digestmd5.Input) error {
 	// The JDK's NameCallback refuses an empty name.
 	u := d[keyUsername]
 	if len(u) == 0 || !utf8.Valid(u) {
 		return reason("missing or malformed username")
 	}
-	in.username = string(u)
+	in.Username = string(u)
 	// An absent realm is "", which is not among the server's realms.
 	if !bytes.Equal(d[keyRealm], []byte(s.cfg.Realm)) {
 		return reason("wrong realm")
 	}
-	in.realm = s.cfg.Realm
+	in.Realm = s.cfg.Realm
 	if !bytes.Equal(d[keyNonce], s.nonce) {
 		return reason("wrong nonce")
 	}
-	if in.cnonce == nil {
+	if in.Cnonce == nil {
 		return reason("missing cnonce")
 	}
 	return nil
 }
 
 // checkSession checks qop, digest-uri and that a response was sent.
-func (s *digestServer) checkSession(d [][]byte, in *digestInput) error {
-	in.qop = "auth"
+func (s *digestServer) checkSession(d [][]byte, in *digestmd5.Input) error {
+	in.Qop = "auth"
 	if v := d[keyQop]; v != nil {
-		in.qop = string(v)
+		in.Qop = string(v)
 	}
-	if in.qop != "auth" {
-		return reason("qop " + quoteReason(in.qop) + " not offered")
+	if in.Qop != "auth" {
+		return reason("qop " + quoteReason(in.Qop) + " not offered")
 	}
 	uri := d[keyDigestURI]
 	want := s.cfg.Protocol + "/" + s.cfg.ServerName
 	if uri == nil || !utf8.Valid(uri) || !strings.EqualFold(string(uri), want) {
 		return reason("wrong digest-uri")
 	}
-	in.digestURI = string(uri)
+	in.DigestURI = string(uri)
 	if d[keyResponse] == nil {
 		return reason("missing response")
 	}

@@ -89,5 +89,9 @@
 // TLS: -tls-ca, -tls-cert, -tls-key and -tls-server-name take PEM files;
 // -client-configuration reads a Java properties file as zkCli.sh does
 // (zookeeper.client.secure=true and the zookeeper.ssl.* keys, JKS, PKCS#12
-// and PEM stores). SASL is not supported yet.
+// and PEM stores). SASL: DIGEST-MD5 with a JAAS file's Client section
+// (-Djava.security.auth.login.config, also from $CLIENT_JVMFLAGS or the
+// -client-configuration file) or -sasl-user and -sasl-password-file; the
+// tap logs in on every connection before go-zookeeper sees it (sasl.go,
+// sasltap.go; the mechanism is auth/digestmd5). No GSSAPI.
 package main

@@ -32,6 +32,7 @@ type client struct {
 	conn    *zk.Conn
 	tap     *sessionTap // zkcli's own requests on conn's session (sessiontap.go)
 	tls     tlsOptions
+	sasl    saslOptions
 	out     io.Writer // the command's output (zkCli.sh's System.out)
 	errw    io.Writer // messages zkCli.sh writes to System.err
 	sess    *session  // the interactive session (repl.go); nil in one-shot mode
@@ -67,8 +68,9 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&c.json, "json", false, "print ls, get, stat, tree and watch as JSON")
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
 	c.tls.register(fs)
+	c.sasl.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [cmd args...]")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [SASL flags] [cmd args...]")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}
@@ -150,6 +152,9 @@ func (c *client) connect() error {
 				conn.Close()
 				return fmt.Errorf("Unable to connect to %s: %v", c.server, ev.State)
 			}
+		case <-c.tap.sasl.failedCh():
+			conn.Close()
+			return fmt.Errorf("Unable to connect to %s: AUTH_FAILED: %v", c.server, c.tap.sasl.failure())
 		case <-deadline:
 			conn.Close()
 			return fmt.Errorf("Unable to connect to %s: no session after %v", c.server, c.timeout)

@@ -32,13 +32,18 @@ func newSession() *session {
 type link struct {
 	conn  *zk.Conn
 	gone  atomic.Bool
-	ready chan struct{} // closed once conn is set
+	ready chan struct{} // closed once conn and sasl are set
 	// last is the last state event printed: go-zookeeper reports
 	// Disconnected after every failed attempt to reconnect, zkCli.sh once.
 	last atomic.Value
 	// watches are the watches set on the connection's session, which
 	// decide which notifications print (sessionwatches.go).
 	watches *watchTable
+	// sasl is the connection's SASL login (nil without); authFailed is
+	// set once it failed: the connection is then in AUTH_FAILED, as
+	// Java's client, and prints nothing more.
+	sasl       *saslLogin
+	authFailed atomic.Bool
 }
 
 // state returns the client's session state (a fresh one in one-shot mode,
@@ -57,7 +62,7 @@ func (c *client) alive() bool {
 		return true
 	}
 	l := c.sess.link
-	return l != nil && !l.gone.Load() && l.conn.State() != zk.StateAuthFailed
+	return l != nil && !l.gone.Load() && !l.authFailed.Load() && l.conn.State() != zk.StateAuthFailed
 }
 
 // stateName is the connection's state as zkCli.sh's prompt shows it (the
@@ -112,19 +117,40 @@ func (c *client) dial(server string) error {
 		return err
 	}
 	l.conn = conn
-	close(l.ready)
 	c.conn, c.sess.link = conn, l
-	if !firstTry(events, c.timeout) {
+	l.sasl = c.tap.sasl
+	close(l.ready)
+	if !firstTry(events, l.sasl.failedCh(), c.timeout) {
 		return nil
 	}
 	return c.addAuths()
 }
 
+// saslFailed reports whether l's SASL login failed, and the first time
+// puts l in AUTH_FAILED: the error prints on standard error and the
+// AuthFailed event as zkCli.sh's watcher gets it, and the connection closes (go-zookeeper
+// would go on trying). The tap fails the login before go-zookeeper sees
+// the connection fail, so this runs at the Disconnected event that
+// follows.
+func (c *client) saslFailed(l *link) bool {
+	<-l.ready
+	err := l.sasl.failure()
+	if err == nil {
+		return false
+	}
+	if !l.authFailed.Swap(true) {
+		fmt.Fprintln(c.errw, err)
+		c.sess.con.event(watcherText("WatchedEvent state:AuthFailed type:None path:null"))
+		go l.conn.Close()
+	}
+	return true
+}
+
 // firstTry waits on a new connection's events until it has a session
-// (true), or its session failed, or it is trying its first address again,
-// or timeout passed (false). It waits for the event, not the state, so the
-// session's callback has seen the event when it returns.
-func firstTry(events <-chan zk.Event, timeout time.Duration) bool {
+// (true), or its session or SASL login failed, or it is trying its first
+// address again, or timeout passed (false). It waits for the event, not
+// the state, so the session's callback has seen the event when it returns.
+func firstTry(events <-chan zk.Event, saslFailed <-chan struct{}, timeout time.Duration) bool {
 	deadline := time.After(timeout)
 	tries := 0
 	for {
@@ -133,6 +159,8 @@ func firstTry(events <-chan zk.Event, timeout time.Duration) bool {
 			switch {
 			case !ok, ev.State == zk.StateAuthFailed, ev.State == zk.StateExpired:
 				return false
+			case ev.State == zk.StateDisconnected && closed(saslFailed):
+				return false // the callback has put the link in AUTH_FAILED
 			case ev.State == zk.StateHasSession:
 				return true
 			case ev.State == zk.StateConnecting:
@@ -147,12 +175,25 @@ func firstTry(events <-chan zk.Event, timeout time.Duration) bool {
 	}
 }
 
+// closed reports whether ch is closed (false for nil).
+func closed(ch <-chan struct{}) bool {
+	select {
+	case <-ch:
+		return ch != nil
+	default:
+		return false
+	}
+}
+
 // onEvent returns l's event callback: it queues what zkCli.sh's watcher
 // would print. An expired session ends the connection, as in Java, where
 // the client is closed then (go-zookeeper would open a new session).
 func (c *client) onEvent(l *link) zk.EventCallback {
 	return func(ev zk.Event) {
-		if l.gone.Load() {
+		if l.gone.Load() || l.authFailed.Load() {
+			return
+		}
+		if ev.Type == zk.EventSession && ev.State == zk.StateDisconnected && c.saslFailed(l) {
 			return
 		}
 		if ev.Type == zk.EventSession && ev.State == zk.StateExpired {
@@ -169,5 +210,20 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 		if ok {
 			c.sess.con.event(watcherText(text))
 		}
+		if ev.Type == zk.EventSession && ev.State == zk.StateHasSession && l.loggedIn() {
+			// The tap logged in before go-zookeeper had the session; Java's
+			// client reports the login after SyncConnected.
+			c.sess.con.event(watcherText(saslAuthenticatedEvent))
+		}
 	}
 }
+
+// loggedIn reports whether l logs in by SASL (once dial has set l.sasl).
+func (l *link) loggedIn() bool {
+	<-l.ready
+	return l.sasl != nil
+}
+
+// saslAuthenticatedEvent is the event Java's client sends its watcher
+// when a SASL login succeeded, on every connection.
+const saslAuthenticatedEvent = "WatchedEvent state:SaslAuthenticated type:None path:null"

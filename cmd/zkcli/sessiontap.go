@@ -42,6 +42,7 @@ const tapFirstXid = -1 << 20
 // disconnected, as with ZooKeeper's own client).
 type sessionTap struct {
 	timeout time.Duration
+	sasl    *saslLogin // nil: no SASL (sasltap.go)
 
 	mu         sync.Mutex
 	live       *tapConn
@@ -325,6 +326,9 @@ func (c *tapConn) fill() error {
 		c.greeted = true
 		var resp wire.ConnectResponse
 		if wire.Unmarshal(body, &resp, 0) == nil {
+			if err := c.login(&resp); err != nil {
+				return err
+			}
 			c.t.greeted(c, &resp)
 		}
 		c.keep(body)
@@ -345,6 +349,23 @@ func (c *tapConn) fill() error {
 	}
 	c.keep(body)
 	return nil
+}
+
+// login runs the SASL exchange, when zkcli has credentials, on a
+// connection the server has granted a session (go-zookeeper starts again
+// on an expired one): on every connection, reconnections included, before
+// go-zookeeper gets the handshake reply. A refused login fails the tap's
+// login for good; a connection lost meanwhile is only lost.
+func (c *tapConn) login(resp *wire.ConnectResponse) error {
+	s := c.t.sasl
+	if s == nil || resp.TimeOut == 0 || resp.SessionID == 0 {
+		return nil
+	}
+	err := s.run(c.Conn, c.t.timeout)
+	if errors.Is(err, errSASLFailed) {
+		s.fail(err) // refused: final, as Java's AUTH_FAILED
+	}
+	return err // nil, refused, or the connection lost: go-zookeeper tries again
 }
 
 // keep queues a frame, with its length prefix, for go-zookeeper.

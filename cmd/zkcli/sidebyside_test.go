@@ -40,6 +40,13 @@ func needZkCli(t *testing.T) string {
 // after each step, a stat of a missing node, separates the outputs.
 func zkCliBatch(t *testing.T, addr string, lines []string) []string {
 	t.Helper()
+	return zkCliBatchEnv(t, addr, nil, lines)
+}
+
+// zkCliBatchEnv is zkCliBatch with env added to zkCli.sh's environment
+// (CLIENT_JVMFLAGS, say).
+func zkCliBatchEnv(t *testing.T, addr string, env, lines []string) []string {
+	t.Helper()
 	var in strings.Builder
 	for i, l := range lines {
 		fmt.Fprintf(&in, "%s\nstat /zkcli-mark-%d\n", l, i)
@@ -48,6 +55,7 @@ func zkCliBatch(t *testing.T, addr string, lines []string) []string {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, zkCliSh, "-server", addr)
+	cmd.Env = append(os.Environ(), env...)
 	cmd.Stdin = strings.NewReader(in.String())
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

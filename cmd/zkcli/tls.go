@@ -127,15 +127,25 @@ func readProperties(path string) (map[string]string, error) {
 
 // dialOption returns go-zookeeper's dialer option: plain TCP or TLS, each
 // connection wrapped by the client's session tap (created here, one per
-// session).
+// session), which logs in by SASL when asked for (sasl.go).
 func (c *client) dialOption() (func(*zk.Conn), error) {
 	tlsFor, err := c.tls.configFor()
 	if err != nil {
 		return nil, err
 	}
+	saslClient, err := c.sasl.client(c.tls.clientConfig)
+	if err != nil {
+		return nil, err
+	}
 	c.tap = newSessionTap(c.timeout)
 	tap := c.tap
+	if saslClient != nil {
+		tap.sasl = newSASLLogin(saslClient)
+	}
 	dial := func(network, addr string, timeout time.Duration) (net.Conn, error) {
+		if err := tap.sasl.failure(); err != nil {
+			return nil, err // AUTH_FAILED: no more attempts
+		}
 		d := &net.Dialer{Timeout: timeout}
 		if tlsFor == nil {
 			nc, err := d.Dial(network, addr)

@@ -1,12 +1,11 @@
-package sasl
+package digestmd5
 
 import "errors"
 
-// errDirective is the parser's error; the server reports it as
-// ErrAuthFailed.
-var errDirective = errors.New("malformed directive list")
+// ErrDirective is the parser's error.
+var ErrDirective = errors.New("digestmd5: malformed directive list")
 
-// parseDirectives splits an RFC 2831 directive list the way the JDK's
+// ParseDirectives splits an RFC 2831 directive list the way the JDK's
 // DigestMD5Base.parseDirectives does, returning one value per name in keys
 // (nil when absent, non-nil and possibly empty when present).
 //
@@ -16,7 +15,7 @@ var errDirective = errors.New("malformed directive list")
 // are allowed. A name given twice, a missing "=", an empty name, a name
 // holding a comma, a missing value, an unterminated quoted string and
 // anything but a separator after a closing quote are errors.
-func parseDirectives(buf []byte, keys []string) ([][]byte, error) {
+func ParseDirectives(buf []byte, keys []string) ([][]byte, error) {
 	vals := make([][]byte, len(keys))
 	i := skipLWS(buf, 0)
 	for i < len(buf) {
@@ -43,7 +42,7 @@ func parseDirective(buf []byte, i int, keys []string, vals [][]byte) (int, error
 	key := buf[start:i]
 	if i < len(buf) && isLWS(buf[i]) {
 		if i = skipLWS(buf, i); i == len(buf) || buf[i] != '=' {
-			return 0, errDirective // "'=' expected after key"
+			return 0, ErrDirective // "'=' expected after key"
 		}
 	}
 	if i == len(buf) {
@@ -51,10 +50,10 @@ func parseDirective(buf []byte, i int, keys []string, vals [][]byte) (int, error
 		return i, store(keys, vals, key, []byte{})
 	}
 	if buf[i] == ',' || len(key) == 0 {
-		return 0, errDirective
+		return 0, ErrDirective
 	}
 	if i = skipLWS(buf, i+1); i == len(buf) {
-		return 0, errDirective // valueless directive
+		return 0, ErrDirective // valueless directive
 	}
 	val, i, err := parseValue(buf, i)
 	if err != nil {
@@ -84,20 +83,20 @@ func parseValue(buf []byte, i int) ([]byte, int, error) {
 		switch buf[i] {
 		case '\\':
 			if i++; i == len(buf) {
-				return nil, 0, errDirective
+				return nil, 0, ErrDirective
 			}
 			val = append(val, buf[i])
 		case '"':
 			i++
 			if i < len(buf) && buf[i] != ',' && !isLWS(buf[i]) {
-				return nil, 0, errDirective
+				return nil, 0, ErrDirective
 			}
 			return val, i, nil
 		default:
 			val = append(val, buf[i])
 		}
 	}
-	return nil, 0, errDirective // unterminated quoted string
+	return nil, 0, ErrDirective // unterminated quoted string
 }
 
 // store files val under key's slot, refusing a second value.
@@ -107,7 +106,7 @@ func store(keys []string, vals [][]byte, key, val []byte) error {
 			continue
 		}
 		if vals[j] != nil {
-			return errDirective
+			return ErrDirective
 		}
 		vals[j] = val
 		return nil
@@ -146,10 +145,10 @@ func lowerASCII(c byte) byte {
 	return c
 }
 
-// quoteValue escapes a quoted-string value as the JDK's
+// QuoteValue escapes a quoted-string value as the JDK's
 // writeQuotedStringValue does: '"', '\\', DEL and control characters other
 // than CR, LF and HT get a backslash.
-func quoteValue(s string) []byte {
+func QuoteValue(s string) []byte {
 	out := make([]byte, 0, len(s)+2)
 	for i := 0; i < len(s); i++ {
 		c := s[i]

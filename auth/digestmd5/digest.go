@@ -1,34 +1,34 @@
-package sasl
+package digestmd5
 
 import (
 	"crypto/md5"
 	"encoding/hex"
 )
 
-// ncOne is the only nonce count: the server supports initial
-// authentication only, so the first and only response counts 1.
-const ncOne = "00000001"
+// NC is the only nonce count used: initial authentication only, so the
+// first and only response counts 1.
+const NC = "00000001"
 
-// digestInput is what both the response and rspauth are computed from.
-type digestInput struct {
-	username, realm, password string
-	nonce, cnonce, authzid    []byte // authzid nil when not sent
-	digestURI, qop            string
+// Input is what both the response and rspauth are computed from.
+type Input struct {
+	Username, Realm, Password string
+	Nonce, Cnonce, Authzid    []byte // Authzid nil when not sent
+	DigestURI, Qop            string
 }
 
-// responseValue is RFC 2831's response-value with algorithm md5-sess:
+// ResponseValue is RFC 2831's response-value with algorithm md5-sess:
 // method is "AUTHENTICATE" for the client's response and "" for rspauth.
 // The result is lowercase hex, as the JDK writes and compares it.
-func responseValue(method string, in *digestInput) []byte {
-	a2 := md5.Sum([]byte(method + ":" + in.digestURI))
+func ResponseValue(method string, in *Input) []byte {
+	a2 := md5.Sum([]byte(method + ":" + in.DigestURI))
 	kd := make([]byte, 0, 128)
 	kd = append(kd, hexA1(in)...)
 	kd = append(kd, ':')
-	kd = append(kd, in.nonce...)
-	kd = append(kd, ":"+ncOne+":"...)
-	kd = append(kd, in.cnonce...)
+	kd = append(kd, in.Nonce...)
+	kd = append(kd, ":"+NC+":"...)
+	kd = append(kd, in.Cnonce...)
 	kd = append(kd, ':')
-	kd = append(kd, in.qop...)
+	kd = append(kd, in.Qop...)
 	kd = append(kd, ':')
 	kd = hex.AppendEncode(kd, a2[:])
 	sum := md5.Sum(kd)
@@ -37,21 +37,21 @@ func responseValue(method string, in *digestInput) []byte {
 
 // hexA1 is hex(MD5(A1)) with A1 = MD5(user:realm:password) ":" nonce ":"
 // cnonce [":" authzid].
-func hexA1(in *digestInput) []byte {
+func hexA1(in *Input) []byte {
 	secret := make([]byte, 0, 64)
-	secret = append(secret, latin1OrUTF8(in.username)...)
+	secret = append(secret, latin1OrUTF8(in.Username)...)
 	secret = append(secret, ':')
-	secret = append(secret, latin1OrUTF8(in.realm)...)
+	secret = append(secret, latin1OrUTF8(in.Realm)...)
 	secret = append(secret, ':')
-	secret = append(secret, latin1OrUTF8(in.password)...)
+	secret = append(secret, latin1OrUTF8(in.Password)...)
 	h := md5.Sum(secret)
 	a1 := append(h[:], ':')
-	a1 = append(a1, in.nonce...)
+	a1 = append(a1, in.Nonce...)
 	a1 = append(a1, ':')
-	a1 = append(a1, in.cnonce...)
-	if in.authzid != nil {
+	a1 = append(a1, in.Cnonce...)
+	if in.Authzid != nil {
 		a1 = append(a1, ':')
-		a1 = append(a1, in.authzid...)
+		a1 = append(a1, in.Authzid...)
 	}
 	sum := md5.Sum(a1)
 	return hex.AppendEncode(nil, sum[:])
