@@ -72,7 +72,9 @@ func TestInteractiveSideBySide(t *testing.T) {
 		// zkcli takes the documented default.
 		{line: "addWatch -m PERSISTENT_RECURSIVE ROOT", after: func(r string) { setter("create", r+"/p") },
 			waitEvent: "type:NodeCreated path:ROOT/p"},
-		{line: "set ROOT/p x"}, {line: "delete ROOT/p"},
+		// The session's own writes fire its recursive watch; zkCli.sh prints
+		// the event from another thread, so the next line waits for it.
+		{line: "set ROOT/p x", shows: "type:NodeDataChanged"}, {line: "delete ROOT/p", shows: "type:NodeDeleted"},
 		{line: "removewatches ROOT/a", shows: "type:PersistentWatchRemoved"}, {line: "removewatches ROOT -d"},
 		{line: "removewatches ROOT", shows: "type:PersistentWatchRemoved"},
 		{line: "set ROOT/a 5"},
