@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
@@ -240,4 +241,23 @@ func TestTreeWrites(t *testing.T) {
 	status, out = post(t, base+CreatePath, rootAuth, `{"path":"/seq-","sequential":true}`)
 	require.Equal(t, http.StatusCreated, status, out["raw"])
 	require.Regexp(t, `^/seq-\d{10}$`, out["path"], "the sequential suffix")
+}
+
+// TestTreeWriteOnFollower writes through a follower's console: the write
+// travels to the leader like a client's and every server applies it.
+func TestTreeWriteOnFollower(t *testing.T) {
+	c := integration.StartCluster(t, 3)
+	leader := c.WaitForLeader()
+	follower := (leader + 1) % 3
+	c.WaitForRole(follower, "follower")
+	bases := serveCluster(t, c, time.Second)
+	status, out := post(t, bases[follower]+CreatePath, rootAuth, `{"path":"/via-follower","data":"hi"}`)
+	require.Equal(t, http.StatusCreated, status, out["raw"])
+	conn, _ := c.Connect(t, c.Servers[leader].Addr())
+	data, _, err := conn.Get("/via-follower")
+	require.NoError(t, err)
+	require.Equal(t, "hi", string(data))
+	var z znodeJSON
+	require.Equal(t, http.StatusOK, getJSON(t, bases[follower]+ZnodePath+"?path=/via-follower", &z),
+		"applied on the follower before the answer")
 }
