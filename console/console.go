@@ -34,9 +34,11 @@ type View interface {
 // TreeView is what the tree browser and the sessions table read and write.
 type TreeView interface {
 	// Znode returns a node, its data and child list cut at the limits.
-	Znode(path string, maxData, maxChildren int) (server.ZnodeView, error)
-	// SearchPaths returns at most limit paths starting with prefix.
-	SearchPaths(prefix string, limit int) (paths []string, more bool, err error)
+	// The node's ACL decides what the caller's credentials may see.
+	Znode(cred server.AdminCredentials, path string, maxData, maxChildren int) (server.ZnodeView, error)
+	// SearchPaths returns at most limit paths starting with prefix, below
+	// the nodes cred may read.
+	SearchPaths(cred server.AdminCredentials, prefix string, limit int) (paths []string, more bool, err error)
 	// SessionTable lists the sessions with their ephemerals and watches.
 	SessionTable() []server.SessionRow
 	// AdminCreate, AdminSetData and AdminDelete write as a client would,

@@ -165,11 +165,13 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 // tested against a real server (tree_test.go).
 var errNoTree = errors.New("fakeView has no tree")
 
-func (v *fakeView) Znode(string, int, int) (server.ZnodeView, error) {
+func (v *fakeView) Znode(server.AdminCredentials, string, int, int) (server.ZnodeView, error) {
 	return server.ZnodeView{}, errNoTree
 }
 
-func (v *fakeView) SearchPaths(string, int) ([]string, bool, error) { return nil, false, errNoTree }
+func (v *fakeView) SearchPaths(server.AdminCredentials, string, int) ([]string, bool, error) {
+	return nil, false, errNoTree
+}
 
 func (v *fakeView) SessionTable() []server.SessionRow { return nil }
 

@@ -54,6 +54,9 @@ type znodeJSON struct {
 	Children  []string  `json:"children"`
 	// ChildrenTruncated says Children lists only the first names.
 	ChildrenTruncated bool `json:"childrenTruncated"`
+	// Hidden says the node's ACL lets the caller read neither its data
+	// nor its children (send an Authorization header to read as a user).
+	Hidden bool `json:"hidden"`
 }
 
 type statJSON struct {
@@ -111,13 +114,13 @@ func znodeOf(v server.ZnodeView) znodeJSON {
 	}
 	return znodeJSON{
 		Path: v.Path, Data: v.Data, Null: v.Null, Truncated: v.DataTruncated, DataLimit: MaxData,
-		Stat: statOf(v.Stat), ACL: acl, Children: v.Children, ChildrenTruncated: v.ChildrenTruncated,
+		Stat: statOf(v.Stat), ACL: acl, Children: v.Children, ChildrenTruncated: v.ChildrenTruncated, Hidden: v.Hidden,
 	}
 }
 
 // znode answers ZnodePath.
 func (c *Console) znode(w http.ResponseWriter, r *http.Request) {
-	v, err := c.view.Znode(r.URL.Query().Get("path"), MaxData, maxChildrenInZnode)
+	v, err := c.view.Znode(credentials(r), r.URL.Query().Get("path"), MaxData, maxChildrenInZnode)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -128,7 +131,7 @@ func (c *Console) znode(w http.ResponseWriter, r *http.Request) {
 // children answers ChildrenPath.
 func (c *Console) children(w http.ResponseWriter, r *http.Request) {
 	p := r.URL.Query().Get("path")
-	v, err := c.view.Znode(p, 0, MaxChildren)
+	v, err := c.view.Znode(credentials(r), p, 0, MaxChildren)
 	if err != nil {
 		writeError(w, err)
 		return
@@ -138,6 +141,7 @@ func (c *Console) children(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{
 		"path": p, "children": v.Children, "truncated": v.ChildrenTruncated, "numChildren": v.Stat.NumChildren,
+		"hidden": v.Hidden,
 	})
 }
 
@@ -154,7 +158,7 @@ func (c *Console) search(w http.ResponseWriter, r *http.Request) {
 		limit = min(n, MaxSearchLimit)
 	}
 	prefix := q.Get("prefix")
-	paths, more, err := c.view.SearchPaths(prefix, limit)
+	paths, more, err := c.view.SearchPaths(credentials(r), prefix, limit)
 	if err != nil {
 		writeError(w, err)
 		return

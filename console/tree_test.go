@@ -83,6 +83,42 @@ func TestZnodeJSON(t *testing.T) {
 	require.Contains(t, string(body), `"data":"`+base64.StdEncoding.EncodeToString([]byte(`{"name":"/other"}`))+`"`)
 }
 
+// TestTreeReadFollowsACL: a node whose ACL grants READ to a user only
+// shows its data and children to a request with that user's
+// Authorization; others see its Stat and ACL, as exists and getACL show
+// them, and a search does not enter it.
+func TestTreeReadFollowsACL(t *testing.T) {
+	base, conn := treeServer(t)
+	_, err := conn.Create("/private", []byte("secret data"), 0, zk.DigestACL(zk.PermAll, "root", "secret"))
+	require.NoError(t, err)
+	require.NoError(t, conn.AddAuth("digest", []byte("root:secret")))
+	_, err = conn.Create("/private/child", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+
+	var z znodeJSON
+	require.Equal(t, http.StatusOK, getJSON(t, base+ZnodePath+"?path=/private", &z))
+	require.True(t, z.Hidden)
+	require.Empty(t, z.Data)
+	require.Empty(t, z.Children)
+	require.EqualValues(t, 1, z.Stat.NumChildren)
+	require.Equal(t, "digest", z.ACL[0].Scheme)
+	var r struct{ Paths []string }
+	require.Equal(t, http.StatusOK, getJSON(t, base+SearchPath+"?prefix=/priv", &r))
+	require.Equal(t, []string{"/private"}, r.Paths)
+
+	req, err := http.NewRequest(http.MethodGet, base+ZnodePath+"?path=/private", nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", rootAuth)
+	resp, err := httpClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	z = znodeJSON{}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&z))
+	require.False(t, z.Hidden)
+	require.Equal(t, "secret data", string(z.Data))
+	require.Equal(t, []string{"child"}, z.Children)
+}
+
 // TestTreeBadPaths: invalid paths are 400 with a message, a missing node
 // 404 NONODE; never a panic.
 func TestTreeBadPaths(t *testing.T) {

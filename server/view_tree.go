@@ -33,28 +33,42 @@ type ZnodeView struct {
 	// says more exist (Stat.NumChildren counts them all).
 	Children          []string
 	ChildrenTruncated bool
+	// Hidden says the caller may not read the node (its ACL grants them
+	// no READ): Data and Children are left out, as getData and
+	// getChildren would refuse them; Stat and ACL are shown, as exists
+	// and getACL show them.
+	Hidden bool
 }
 
 // Znode returns the node at path with its data cut at maxData bytes and
-// its child list at maxChildren names. It fails with ErrBadPath (wrapping
-// the reason) for an invalid path and wire.CodeNoNode for a missing node.
-func (s *Server) Znode(path string, maxData, maxChildren int) (ZnodeView, error) {
+// its child list at maxChildren names, as cred may read it (ReaderIDs).
+// It fails with ErrBadPath (wrapping the reason) for an invalid path,
+// wire.CodeNoNode for a missing node, and AuthorizeAdmin's errors for
+// credentials that do not authenticate.
+func (s *Server) Znode(cred AdminCredentials, path string, maxData, maxChildren int) (ZnodeView, error) {
 	if err := validPath(path); err != nil {
 		return ZnodeView{}, err
 	}
 	if s.node == nil {
 		return ZnodeView{}, ErrNotStarted
 	}
+	ids, err := s.ReaderIDs(cred)
+	if err != nil {
+		return ZnodeView{}, err
+	}
 	v := ZnodeView{Path: path}
-	var err error
 	s.node.Read(func(st *consensus.State) {
 		var data []byte
 		if data, v.Stat, err = st.Tree.GetData(path); err != nil {
 			return
 		}
+		v.ACL, _, _ = st.Tree.GetACL(path)
+		if st.Tree.CheckACL(path, wire.PermRead, ids) != nil {
+			v.Hidden = true
+			return
+		}
 		v.Null = data == nil
 		v.Data, v.DataTruncated = clip(data, maxData)
-		v.ACL, _, _ = st.Tree.GetACL(path)
 		v.Children, _, _ = st.Tree.GetChildren(path)
 	})
 	if err != nil {
@@ -64,6 +78,21 @@ func (s *Server) Znode(path string, maxData, maxChildren int) (ZnodeView, error)
 		v.Children, v.ChildrenTruncated = slices.Clip(v.Children[:maxChildren]), true
 	}
 	return v, nil
+}
+
+// ReaderIDs are the identities a console reader has: those the
+// credentials authenticate (as AuthorizeAdmin takes them), or, with no
+// Authorization header, an anonymous client's (world, and ip from its
+// address). A node's ACL then decides what the reader sees, as for a
+// client connection with those identities.
+func (s *Server) ReaderIDs(cred AdminCredentials) ([]wire.Id, error) {
+	if cred.Authorization == "" {
+		if ip := hostOnly(cred.RemoteIP); ip != "" {
+			return []wire.Id{{Scheme: "ip", ID: ip}}, nil
+		}
+		return nil, nil
+	}
+	return s.adminIDs(cred.Authorization, cred.PeerCerts, cred.RemoteIP)
 }
 
 // clip copies at most max bytes of b.
@@ -85,8 +114,9 @@ func validPath(path string) error {
 // SearchPaths returns, in path order, the paths of the nodes whose path
 // starts with prefix (a path or a partial one: "/app/us" finds "/app/users"
 // and all below it), at most limit of them; more says the search stopped
-// there. The prefix must start with '/'.
-func (s *Server) SearchPaths(prefix string, limit int) (paths []string, more bool, err error) {
+// there. The prefix must start with '/'. It lists only the children of
+// nodes cred may read (ReaderIDs), as getChildren would.
+func (s *Server) SearchPaths(cred AdminCredentials, prefix string, limit int) (paths []string, more bool, err error) {
 	dir, name := splitPrefix(prefix)
 	if err := validPath(dir); err != nil {
 		return nil, false, err
@@ -94,11 +124,15 @@ func (s *Server) SearchPaths(prefix string, limit int) (paths []string, more boo
 	if s.node == nil {
 		return nil, false, ErrNotStarted
 	}
+	ids, err := s.ReaderIDs(cred)
+	if err != nil {
+		return nil, false, err
+	}
 	s.node.Read(func(st *consensus.State) {
 		if name == "" && st.Tree.Exists(dir) {
 			paths = append(paths, dir) // the prefix is itself a node
 		}
-		more = searchBelow(st.Tree, dir, name, limit, &paths)
+		more = searchBelow(st.Tree, ids, dir, name, limit, &paths)
 	})
 	if len(paths) > limit {
 		paths, more = paths[:limit], true
@@ -123,8 +157,12 @@ func splitPrefix(prefix string) (dir, name string) {
 
 // searchBelow appends, in pre-order, dir's descendants under the children
 // whose name starts with name, stopping once more than limit paths are
-// held; it returns whether it stopped early.
-func searchBelow(t *datatree.Tree, dir, name string, limit int, out *[]string) bool {
+// held; it returns whether it stopped early. Nodes ids may not read are
+// listed but not entered.
+func searchBelow(t *datatree.Tree, ids []wire.Id, dir, name string, limit int, out *[]string) bool {
+	if t.CheckACL(dir, wire.PermRead, ids) != nil {
+		return false
+	}
 	kids, _, err := t.GetChildren(dir)
 	if err != nil {
 		return false
@@ -142,7 +180,7 @@ func searchBelow(t *datatree.Tree, dir, name string, limit int, out *[]string) b
 		}
 		p := base + "/" + k
 		*out = append(*out, p)
-		if searchBelow(t, p, "", limit, out) {
+		if searchBelow(t, ids, p, "", limit, out) {
 			return true
 		}
 	}

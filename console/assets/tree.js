@@ -8,8 +8,12 @@
 
 const tree = { path: "/", node: null };
 
+// api GETs an API path, as the user typed in the Authorization field
+// when there is one (a node's ACL decides what a reader sees).
 function api(path, params) {
-  return fetch(path + "?" + new URLSearchParams(params)).then(async r => {
+  const auth = document.getElementById("auth").value;
+  const headers = auth ? { "Authorization": auth } : {};
+  return fetch(path + "?" + new URLSearchParams(params), { headers }).then(async r => {
     const body = await r.json();
     if (!r.ok) throw new Error(body.error + (body.code ? " (" + body.code + ")" : ""));
     return body;
@@ -36,6 +40,7 @@ function hexDump(bytes) {
 
 // formatData shows the node's data as the chosen format asks.
 function formatData(z, fmt) {
+  if (z.hidden) return ["", "hidden: the node's ACL grants this reader no READ (fill in Authorization below to read as a user)"];
   if (z.null) return ["", "null data"];
   const bytes = bytesOf(z.data);
   let note = z.truncated ? "showing the first " + z.dataLimit + " of " + z.stat.dataLength + " bytes" : "";
@@ -110,7 +115,7 @@ function drawNode(z) {
   }));
   document.getElementById("edit-path").value = z.path;
   document.getElementById("edit-version").value = s.version;
-  document.getElementById("edit-data").value = z.null ? "" : new TextDecoder().decode(bytesOf(z.data));
+  document.getElementById("edit-data").value = z.null || z.hidden ? "" : new TextDecoder().decode(bytesOf(z.data));
 }
 
 function openPath(path) {
