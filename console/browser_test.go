@@ -90,6 +90,21 @@ func TestBrowserEnsembleView(t *testing.T) {
 	}
 	screenshot(t, ctx, "console-ensemble.png")
 
+	// The tree browser: the root lists the node the client created; a
+	// click opens it, with its data as text, then as hex.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#children a[data-path="/shown"]`)),
+		chromedp.WaitVisible(chromedp.CSS(`#tree[data-path="/shown"]`)),
+	))
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#data")))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`input[name="fmt"][value="hex"]`))))
+	hexText, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#data")))
+	require.NoError(t, err)
+	require.Equal(t, "in the browser", text)
+	require.Contains(t, hexText, "69 6e 20 74 68 65", "the data's bytes in hex")
+	screenshot(t, ctx, "console-tree.png")
+
 	c.Kill(leader)
 	newLeader, err := chromedp.Run(ctx, chromedp.Poll[string](
 		`(() => { const v = document.querySelector("#leader").dataset.leader; return v !== "0" && v !== "`+leaderID+`" && v; })()`, poll...))

@@ -1,17 +1,18 @@
 package console
 
 import (
+	"context"
 	"crypto/x509"
 	"embed"
 	"errors"
 	"io/fs"
 	"log/slog"
-	"net"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // View is what the console reads of a server: read-only views of
@@ -27,6 +28,24 @@ type View interface {
 	// AuthorizeAdmin checks credentials as the AdminServer's write
 	// commands do; the console's future writes will call it.
 	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
+	TreeView
+}
+
+// TreeView is what the tree browser and the sessions table read and write.
+type TreeView interface {
+	// Znode returns a node, its data and child list cut at the limits.
+	// The node's ACL decides what the caller's credentials may see.
+	Znode(cred server.AdminCredentials, path string, maxData, maxChildren int) (server.ZnodeView, error)
+	// SearchPaths returns at most limit paths starting with prefix, below
+	// the nodes cred may read.
+	SearchPaths(cred server.AdminCredentials, prefix string, limit int) (paths []string, more bool, err error)
+	// SessionTable lists the sessions with their ephemerals and watches.
+	SessionTable() []server.SessionRow
+	// AdminCreate, AdminSetData and AdminDelete write as a client would,
+	// for a caller AuthorizeAdmin accepts.
+	AdminCreate(ctx context.Context, cred server.AdminCredentials, path string, data []byte, sequential bool) (string, wire.Stat, error)
+	AdminSetData(ctx context.Context, cred server.AdminCredentials, path string, data []byte, version int32) (wire.Stat, error)
+	AdminDelete(ctx context.Context, cred server.AdminCredentials, path string, version int32) error
 }
 
 var _ View = (*server.Server)(nil)
@@ -81,12 +100,17 @@ func New(v View, opts Options) *Console {
 }
 
 // ServeHTTP serves the page at "/", its assets under Prefix, the JSON
-// snapshot and the event stream; 404 elsewhere. Every route is read-only
-// (GET and HEAD).
+// snapshot, the event stream and the tree browser's API; 404 elsewhere.
+// Every route but the tree browser's writes is read-only (GET and HEAD).
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isWrite(r.URL.Path) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		c.write(w, r)
+		return
+	}
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "the console is read-only", http.StatusMethodNotAllowed)
+		http.Error(w, "this route is read-only", http.StatusMethodNotAllowed)
 		return
 	}
 	w.Header().Set("X-Content-Type-Options", "nosniff")
@@ -97,6 +121,14 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.snapshot(w, r)
 	case p == EventsPath:
 		c.stream(w, r)
+	case p == ZnodePath:
+		c.znode(w, r)
+	case p == ChildrenPath:
+		c.children(w, r)
+	case p == SearchPath:
+		c.search(w, r)
+	case p == SessionsPath:
+		c.sessions(w, r)
 	case strings.HasPrefix(p, Prefix) && !strings.HasPrefix(p, Prefix+"api/"):
 		c.assets.ServeHTTP(w, r)
 	default:
@@ -132,21 +164,14 @@ func (c *Console) CloseStreams() { c.hub.closeAll() }
 var ErrForbidden = errors.New("console: not authorized")
 
 // authorized is the gate for routes that change data or the ensemble
-// (none yet: the console is read-only): it answers 401 or 403 and returns
-// false unless r carries credentials the AdminServer's write commands
-// accept.
+// (the tree browser's writes; later the lab): it answers 401 or 403 and
+// returns false unless r carries credentials the AdminServer's write
+// commands accept.
 func (c *Console) authorized(w http.ResponseWriter, r *http.Request) bool {
-	var certs []*x509.Certificate
-	if r.TLS != nil {
-		certs = r.TLS.PeerCertificates
-	}
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		host = r.RemoteAddr
-	}
-	if err := c.view.AuthorizeAdmin(r.Header.Get("Authorization"), certs, host); err != nil {
+	cred := credentials(r)
+	if err := c.view.AuthorizeAdmin(cred.Authorization, cred.PeerCerts, cred.RemoteIP); err != nil {
 		status := http.StatusForbidden
-		if r.Header.Get("Authorization") == "" && len(certs) == 0 {
+		if cred.Authorization == "" && len(cred.PeerCerts) == 0 {
 			status = http.StatusUnauthorized
 		}
 		http.Error(w, errors.Join(ErrForbidden, err).Error(), status)

@@ -21,12 +21,17 @@
 // behind by streamBacklog messages is cut off (its browser reconnects and
 // starts afresh), and at most maxStreams are open at once.
 //
-// The console is read-only: every route answers GET and HEAD only. Routes
-// that change data or the ensemble (later: the tree browser's edits, the
-// lab) must pass through Console.authorized, which demands what the
+// The tree browser (tree.go, assets/tree.js) navigates the znodes, shows
+// data as text, JSON or hex with the Stat and ACL, searches by path
+// prefix, and lists the sessions with their ephemerals and watches; what a
+// reader sees follows each node's ACL. Every route answers GET and HEAD
+// only, except the tree browser's writes (treewrite.go): create, set and
+// delete, POST, through Console.authorized, which demands what the
 // AdminServer's snapshot and restore commands demand (an Authorization
 // header, or a client certificate, that server.Server.AuthorizeAdmin
-// accepts).
+// accepts). The writes are ordinary transactions proposed through
+// consensus by server.Server.AdminCreate and its siblings. The lab's
+// routes will pass the same gate.
 //
 // It must not import consensus, datatree or session: it reads only the
 // read-only views of *server.Server (the View interface). cmd/zkserver

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bufio"
+	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // fakeView is a View whose figures a test sets; it counts how often the
@@ -157,4 +159,30 @@ func waitFor(t testing.TB, d time.Duration, what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// errNoTree is what fakeView's tree methods answer: the tree browser is
+// tested against a real server (tree_test.go).
+var errNoTree = errors.New("fakeView has no tree")
+
+func (v *fakeView) Znode(server.AdminCredentials, string, int, int) (server.ZnodeView, error) {
+	return server.ZnodeView{}, errNoTree
+}
+
+func (v *fakeView) SearchPaths(server.AdminCredentials, string, int) ([]string, bool, error) {
+	return nil, false, errNoTree
+}
+
+func (v *fakeView) SessionTable() []server.SessionRow { return nil }
+
+func (v *fakeView) AdminCreate(context.Context, server.AdminCredentials, string, []byte, bool) (string, wire.Stat, error) {
+	return "", wire.Stat{}, errNoTree
+}
+
+func (v *fakeView) AdminSetData(context.Context, server.AdminCredentials, string, []byte, int32) (wire.Stat, error) {
+	return wire.Stat{}, errNoTree
+}
+
+func (v *fakeView) AdminDelete(context.Context, server.AdminCredentials, string, int32) error {
+	return errNoTree
 }

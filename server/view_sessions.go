@@ -1,0 +1,52 @@
+package server
+
+import (
+	"cmp"
+	"slices"
+)
+
+// SessionRow is one replicated session as the console's sessions table
+// shows it.
+type SessionRow struct {
+	ID int64
+	// Timeout is the negotiated timeout in milliseconds.
+	Timeout int32
+	// ExpiresAt is when the leader's tracker will expire the session (unix
+	// ms); 0 on a server that does not lead, which tracks no expiry.
+	ExpiresAt int64
+	// Local says the session is connected to this server.
+	Local bool
+	// Ephemerals are the paths of the nodes it owns, sorted.
+	Ephemerals []string
+	// Watches are the paths it data-watches on this server, sorted (a
+	// session's watches live on the server it is connected to).
+	Watches []string
+}
+
+// SessionTable lists every replicated session by id, with its ephemerals,
+// its expiry (on the leader) and its watches on this server.
+func (s *Server) SessionTable() []SessionRow {
+	if s.node == nil {
+		return []SessionRow{}
+	}
+	eph := s.Ephemerals()
+	watches := s.WatchesBySession()
+	expiry := map[int64]int64{}
+	for at, ids := range s.SessionExpiries() {
+		for _, id := range ids {
+			expiry[id] = at
+		}
+	}
+	infos := s.Sessions()
+	rows := make([]SessionRow, 0, len(infos))
+	for _, in := range infos {
+		paths := slices.Clone(eph[in.ID])
+		slices.Sort(paths)
+		rows = append(rows, SessionRow{
+			ID: in.ID, Timeout: in.Timeout, ExpiresAt: expiry[in.ID], Local: s.HasSession(in.ID),
+			Ephemerals: paths, Watches: watches[in.ID],
+		})
+	}
+	slices.SortFunc(rows, func(a, b SessionRow) int { return cmp.Compare(a.ID, b.ID) })
+	return rows
+}
