@@ -3,10 +3,16 @@
 
 GO ?= go
 
-.PHONY: run test build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run lab test build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
+
+# make lab runs a three-server ensemble in one process, each server with its
+# web console and the lab's controls (kill, restart, partition, slow links,
+# write load); it prints the URLs. LAB_ARGS="-n 5" for five servers.
+lab:
+	$(GO) run ./cmd/zklab $(LAB_ARGS)
 
 # make build writes bin/zkserver, bin/zkbench and bin/zkcli, stamped with the build
 # time that srvr's "built on" and `zkserver -version` print.

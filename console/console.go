@@ -66,6 +66,9 @@ type Options struct {
 	Interval time.Duration
 	// Logger receives the console's lines (default: discarded).
 	Logger *slog.Logger
+	// Lab, set only by the lab command, adds the lab's routes and
+	// controls (lab.go); nil, as on every normal server, leaves them out.
+	Lab Lab
 }
 
 // DefaultInterval is Options.Interval's default.
@@ -103,6 +106,11 @@ func New(v View, opts Options) *Console {
 // snapshot, the event stream and the tree browser's API; 404 elsewhere.
 // Every route but the tree browser's writes is read-only (GET and HEAD).
 func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if isLab(r.URL.Path) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		c.lab(w, r)
+		return
+	}
 	if isWrite(r.URL.Path) {
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		c.write(w, r)
@@ -164,7 +172,7 @@ func (c *Console) CloseStreams() { c.hub.closeAll() }
 var ErrForbidden = errors.New("console: not authorized")
 
 // authorized is the gate for routes that change data or the ensemble
-// (the tree browser's writes; later the lab): it answers 401 or 403 and
+// (the tree browser's writes and the lab's actions): it answers 401 or 403 and
 // returns false unless r carries credentials the AdminServer's write
 // commands accept.
 func (c *Console) authorized(w http.ResponseWriter, r *http.Request) bool {

@@ -31,7 +31,8 @@
 // header, or a client certificate, that server.Server.AuthorizeAdmin
 // accepts). The writes are ordinary transactions proposed through
 // consensus by server.Server.AdminCreate and its siblings. The lab's
-// routes will pass the same gate.
+// actions (lab.go) pass the same gate, and exist only when the lab
+// command (package lab) sets Options.Lab: a normal server has none.
 //
 // It must not import consensus, datatree or session: it reads only the
 // read-only views of *server.Server (the View interface). cmd/zkserver

@@ -10,6 +10,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/internal/faultnet"
 	"github.com/zkraft/zkraft/server"
 )
 
@@ -78,7 +79,7 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 			lines[int64(i)] += ":observer"
 		}
 	}
-	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: newFaultNetwork(), disks: o.disks}
+	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: faultnet.New(), disks: o.disks}
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
 		cfg := server.DefaultConfig()
@@ -227,7 +228,7 @@ func (c *Cluster) Stop(i int) {
 // their connections. Its data stays on disk for Restart.
 func (c *Cluster) Kill(i int) {
 	if s := c.Servers[i]; s != nil {
-		c.Net.crash(i)
+		c.Net.Crash(i)
 		s.Close()
 		c.Servers[i] = nil
 	}
@@ -238,7 +239,7 @@ func (c *Cluster) Kill(i int) {
 func (c *Cluster) Restart(i int) {
 	c.t.Helper()
 	c.Stop(i)
-	c.Net.revive(i)
+	c.Net.Revive(i)
 	c.start(i)
 }
 

@@ -40,6 +40,9 @@ func TestConsoleAtAdminRoot(t *testing.T) {
 		status, snap := httpGet(base + "/console/api/ensemble")
 		require.Equal(t, http.StatusOK, status)
 		require.Contains(t, snap, `"role":"standalone"`)
+		// The lab's routes exist only in zklab (package lab): none here.
+		status, _ = httpGet(base + "/console/api/lab")
+		require.Equal(t, http.StatusNotFound, status, "a normal zkserver has no lab routes")
 		resp, err := http.Get(base + "/console/api/events")
 		require.NoError(t, err)
 		line, err := bufio.NewReader(resp.Body).ReadString('\n')
