@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"strings"
 	"time"
 
@@ -93,29 +92,6 @@ func loadKerberos(e jaas.Entry, sec Security) (*sasl.GSSAPI, error) {
 	}
 	return &sasl.GSSAPI{Keytab: kt, Principal: e.Options["principal"],
 		RemoveHostFromPrincipal: sec.KerberosRemoveHost, RemoveRealmFromPrincipal: sec.KerberosRemoveRealm}, nil
-}
-
-// javaProperty expands ${name} in a JAAS file as the JVM would for the
-// system properties a ZooKeeper operator is likely to use there.
-func javaProperty(props map[string]string) func(string) (string, bool) {
-	return func(name string) (string, bool) {
-		if v, ok := props[name]; ok {
-			return v, true
-		}
-		switch name {
-		case "user.home":
-			h, err := os.UserHomeDir()
-			return h, err == nil
-		case "user.dir":
-			d, err := os.Getwd()
-			return d, err == nil
-		case "java.io.tmpdir":
-			return os.TempDir(), true
-		case "file.separator":
-			return string(os.PathSeparator), true
-		}
-		return "", false
-	}
 }
 
 // handleSASL serves one SASL token (opcode 102), as ZooKeeperServer's

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/zkraft/zkraft/auth/jaas"
 	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/metrics"
@@ -157,7 +158,7 @@ func (s *Server) Start(ctx context.Context) error {
 		ln.Close()
 		return err
 	}
-	if s.sasl, err = loadSASL(s.cfg.Security, javaProperty(s.cfg.Security.SystemProperties)); err != nil {
+	if s.sasl, err = loadSASL(s.cfg.Security, jaas.SystemProperties(s.cfg.Security.SystemProperties)); err != nil {
 		ln.Close()
 		return err
 	}

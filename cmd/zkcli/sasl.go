@@ -111,7 +111,7 @@ func copyKeys(to, from map[string]string) {
 // the Java client does: the section must exist (Java throws a
 // LoginException otherwise) and hold a DigestLoginModule entry.
 func fromJAAS(path string, props map[string]string) (*digestmd5.Client, error) {
-	cfg, err := jaas.ParseFile(path, javaProperty(props))
+	cfg, err := jaas.ParseFile(path, jaas.SystemProperties(props))
 	if err != nil {
 		return nil, fmt.Errorf("-D%s: %w", propJAAS, err)
 	}
@@ -130,23 +130,4 @@ func fromJAAS(path string, props map[string]string) (*digestmd5.Client, error) {
 	}
 	return nil, fmt.Errorf("%w in section '%s' of %s: %s (zkcli logs in with %s only; no GSSAPI/Kerberos)",
 		errSASLModule, section, path, entries[0].Module, digestModule)
-}
-
-// javaProperty expands ${name} in the JAAS file from the -D properties
-// and a few of Java's own.
-func javaProperty(props map[string]string) func(string) (string, bool) {
-	return func(name string) (string, bool) {
-		if v, ok := props[name]; ok {
-			return v, true
-		}
-		switch name {
-		case "user.home":
-			h, err := os.UserHomeDir()
-			return h, err == nil
-		case "user.dir":
-			d, err := os.Getwd()
-			return d, err == nil
-		}
-		return "", false
-	}
 }
