@@ -70,34 +70,4 @@ func commandsSequence() []step {
 // TestSideBySideCommands runs commandsSequence as TestSideBySide runs
 // sequence: zkCli.sh against ZooKeeper 3.8, zkcli against the same server
 // and against zkraft, outputs compared step by step.
-func TestSideBySideCommands(t *testing.T) {
-	zkAddr := needZkCli(t)
-	zkraftAddr := startZkraft(t)
-	steps := commandsSequence()
-	const javaRoot, goRoot = "/zkcli-java", "/zkcli-go"
-	lines := make([]string, len(steps))
-	for i, s := range steps {
-		lines[i] = s.expand(javaRoot)
-	}
-	want := zkCliBatch(t, zkAddr, lines)
-	empty := 0
-	for _, w := range want {
-		if w == "" {
-			empty++
-		}
-	}
-	if empty > len(want)/4 {
-		t.Fatalf("%d of zkCli.sh's %d outputs are empty: %q", empty, len(want), want)
-	}
-	onZK := zkcliSteps(t, zkAddr, goRoot, steps)
-	onZkraft := zkcliSteps(t, zkraftAddr, goRoot, steps)
-	for i, s := range steps {
-		w := normalise(want[i], javaRoot)
-		if g := normalise(onZK[i], goRoot); g != w {
-			t.Errorf("step %d %q against ZooKeeper:\nzkCli.sh:\n%s\nzkcli:\n%s", i, s.line, w, g)
-		}
-		if g := normalise(onZkraft[i], goRoot); g != w {
-			t.Errorf("step %d %q against zkraft:\nzkCli.sh (ZooKeeper):\n%s\nzkcli (zkraft):\n%s", i, s.line, w, g)
-		}
-	}
-}
+func TestSideBySideCommands(t *testing.T) { compareSideBySide(t, commandsSequence()) }
