@@ -120,8 +120,8 @@ type Node struct {
 	fwdCli    *forwardClient
 	// trace records the messages this server sends, while watched
 	// (msgtrace.go); nil when standalone.
-	trace *tracer
-	onTouch   func(ids []int64)
+	trace   *tracer
+	onTouch func(ids []int64)
 	// timeouts owns Raft's heartbeat and election timeouts (nil before
 	// Raft starts); stopWatch stops watchLeader (nil standalone).
 	timeouts  *timeouts
