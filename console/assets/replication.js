@@ -13,7 +13,7 @@
   // arrive before their turn.
   const LAG_MS = 2500;
   const MAX_QUEUE = 20000; // events waiting to be played; newer ones are dropped beyond
-  const ROWS = 22;          // arrows kept in the drawing
+  const ROWS = 16;          // arrows kept in the drawing
   const LOG_ROWS = 400;     // rows kept in the log
   const SVG_NS = "http://www.w3.org/2000/svg";
 
@@ -217,8 +217,9 @@
     while (st.queue.length) {
       const ev = st.queue.shift();
       st.playhead = Math.max(st.playhead, ev.t);
-      if (!hidden(ev)) { play(ev); draw(); return; }
+      if (!hidden(ev)) { play(ev); draw(); break; }
     }
+    showStatus();
   }
   function setPaused(p) {
     st.paused = p;
@@ -243,7 +244,7 @@
     if (text !== undefined) e.textContent = text;
     return e;
   }
-  const ROW_H = 34, TOP = 30, LANE_W = 230;
+  const ROW_H = 32, TOP = 30, LANE_W = 260;
   function draw() {
     const n = Math.max(st.lanes.length, 1);
     const width = LANE_W * n, height = TOP + ROW_H * ROWS + 10;
@@ -276,7 +277,8 @@
     svg.replaceChildren(...kids);
   }
   function marker(id, cls) {
-    const mk = svgEl("marker", { id, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "7", markerHeight: "7", orient: "auto-start-reverse" });
+    const mk = svgEl("marker", { id, viewBox: "0 0 10 10", refX: "9", refY: "5", markerWidth: "9", markerHeight: "9",
+      markerUnits: "userSpaceOnUse", orient: "auto-start-reverse" });
     mk.append(svgEl("path", { d: "M 0 0 L 10 5 L 0 10 z", class: cls }));
     return mk;
   }
