@@ -179,15 +179,49 @@ func TestFollowerCatchesUpBySnapshot(t *testing.T) {
 	require.NoError(t, err)
 	require.Greater(t, first, uint64(1000), "the leader's log no longer holds what the member lacks")
 
+	keepTracing(t, leader) // the console's step-by-step view watches
 	nodes[lagging] = start(int64(lagging + 1))
 	fillParallel(t, leader, 10) // and entries after the snapshot
 	want := leader.LastZxid()
 	require.Eventually(t, func() bool { return nodes[lagging].LastZxid() == want }, 20*time.Second, 5*time.Millisecond)
 	require.NotEqual(t, "0", nodes[lagging].Stats()["last_snapshot_index"], "caught up by InstallSnapshot")
+	// The leader's trace shows the install, as ZAB's SNAP while it
+	// synchronizes the member.
+	traceSees(t, leader, "the InstallSnapshot", func(ms []TraceMessage) bool {
+		for _, m := range ms {
+			if m.Kind == TraceSnapshot && m.To == int64(lagging+1) && m.OK {
+				require.Equal(t, PhaseSynchronization, m.Phase)
+				require.Equal(t, "SNAP", m.Zab)
+				require.GreaterOrEqual(t, m.LastIndex, first-1, "the snapshot covers the compacted log")
+				return true
+			}
+		}
+		return false
+	})
 	var a, b []string
 	leader.Read(func(st *State) { a = walk(st.Tree) })
 	nodes[lagging].Read(func(st *State) { b = walk(st.Tree) })
 	require.Equal(t, a, b)
+}
+
+// keepTracing keeps n's message trace recording until the test ends, as
+// an open step-by-step view does by polling.
+func keepTracing(t *testing.T, n *Node) {
+	stop, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(100 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			n.WatchTrace()
+			select {
+			case <-stop:
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	t.Cleanup(func() { close(stop); <-done })
 }
 
 // fillParallel creates count more znodes under /m with many in flight.
