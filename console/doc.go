@@ -34,6 +34,13 @@
 // actions (lab.go) pass the same gate, and exist only when the lab
 // command (package lab) sets Options.Lab: a normal server has none.
 //
+// The replication view (replication.go, assets/replication.js) plays back
+// the real messages between the servers, each labelled with its ZAB phase
+// and zxid: the page polls /console/api/replication with its own cursor
+// per server, which keeps every member's message trace recording for a
+// few seconds (consensus/msgtrace.go); nothing is recorded while no page
+// asks, and the server keeps no state per page.
+//
 // It must not import consensus, datatree or session: it reads only the
 // read-only views of *server.Server (the View interface). cmd/zkserver
 // mounts it into the AdminServer (admin.Options.Console); the integration
