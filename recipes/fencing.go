@@ -26,17 +26,22 @@ func (l *Lock) Token(ctx context.Context) (Token, error) {
 
 // GuardedMulti runs ops (*zk.CreateRequest, *zk.SetDataRequest,
 // *zk.DeleteRequest, *zk.CheckVersionRequest) as one multi that first
-// checks the lock node, so they run only if the lock is still held when
-// the server applies them. It returns one result per op; a lost lock gives
-// an error wrapping ErrGrantLost, and then nothing changed. A lost reply
-// gives zk.ErrConnectionClosed: the ops may or may not have run. It
-// returns ErrNotHeld at once if the lock is not held.
+// checks that the lock node exists, so they run only if the lock is still
+// held when the server applies them, whatever this client believes. It
+// returns one result per op. A lost lock (the session expired, or the node
+// was deleted) gives an error wrapping ErrGrantLost, and then nothing
+// changed; a failing op gives that op's error, and nothing changed either;
+// a lost reply gives zk.ErrConnectionClosed, and the ops may or may not
+// have run. It returns ErrNotHeld at once if the lock is not held.
+//
+// ctx is unused today (go-zookeeper's requests take none); the parameter
+// keeps the signature in line with the other calls.
 func (l *Lock) GuardedMulti(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
 	g, err := l.ref()
 	if err != nil {
 		return nil, err
 	}
-	return g.multi(ctx, ops)
+	return g.multi(ops)
 }
 
 func (l *Lock) ref() (grantRef, error) {
@@ -69,7 +74,7 @@ func (l *RWLock) GuardedMulti(ctx context.Context, ops ...any) ([]zk.MultiRespon
 	if err != nil {
 		return nil, err
 	}
-	return g.multi(ctx, ops)
+	return g.multi(ops)
 }
 
 func (l *RWLock) ref() (grantRef, error) {
@@ -103,7 +108,7 @@ func (l *Lease) GuardedMulti(ctx context.Context, ops ...any) ([]zk.MultiRespons
 	if err != nil {
 		return nil, err
 	}
-	return g.multi(ctx, ops)
+	return g.multi(ops)
 }
 
 func (l *Lease) ref() (grantRef, error) {
@@ -134,11 +139,22 @@ func (e *Election) GuardedMulti(ctx context.Context, ops ...any) ([]zk.MultiResp
 	if err != nil {
 		return nil, err
 	}
-	return g.multi(ctx, ops)
+	return g.multi(ops)
 }
 
 func (e *Election) ref() (grantRef, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return e.h.ref(e.conn)
+}
+
+// Token returns the fencing token of the held lock; see Lock.Token. A
+// revocation request does not change it.
+func (r *RevocableLock) Token(ctx context.Context) (Token, error) { return r.lock.Token(ctx) }
+
+// GuardedMulti runs ops only while the lock is held; see
+// Lock.GuardedMulti. A revocation request does not make it fail: only
+// the loss of the lock does.
+func (r *RevocableLock) GuardedMulti(ctx context.Context, ops ...any) ([]zk.MultiResponse, error) {
+	return r.lock.GuardedMulti(ctx, ops...)
 }

@@ -18,9 +18,8 @@ func (h *holdWatch) grant(stat *zk.Stat) {
 }
 
 // grantStat waits until the watch has read the held node's Stat and
-// returns it, even if the hold has been reported lost since: a guarded
-// write lets the server judge. It returns ErrSessionLost if the hold was
-// lost before the Stat could be read, and ErrNotHeld once released.
+// returns it. It returns ErrSessionLost if the hold was lost before the
+// Stat could be read, and ErrNotHeld once released.
 func (h *holdWatch) grantStat(ctx context.Context) (*zk.Stat, error) {
 	select {
 	case <-h.granted:
@@ -53,7 +52,7 @@ func (h *holdWatch) isLost() bool {
 }
 
 // grantRef is a held grant as a guarded write or a token read sees it:
-// the node behind it and the watch that read its Stat.
+// the node behind it and the watch that holds its Stat.
 type grantRef struct {
 	conn  *zk.Conn
 	node  string

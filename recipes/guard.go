@@ -1,7 +1,6 @@
 package recipes
 
 import (
-	"context"
 	"errors"
 	"fmt"
 
@@ -10,15 +9,28 @@ import (
 
 // multi runs ops (*zk.CreateRequest, *zk.SetDataRequest, *zk.DeleteRequest,
 // *zk.CheckVersionRequest) as one ZooKeeper multi whose first operation
-// checks that the grant node still exists with the version it was granted
-// at. Either the check and every op succeed together, or nothing changes.
+// checks that the grant node still exists. Either the check and every op
+// succeed together, or nothing changes.
+//
+// The check is on existence (version -1), not on the version the node had
+// when granted. A grant node's identity is its path, which no one else can
+// come to hold: its name carries a random 128-bit tag and a sequence
+// number that no other create in the directory gets, and it is ephemeral,
+// so it exists exactly while its session lives (or until someone deletes
+// it). Its data version, on the other hand, is a signal the recipes use
+// while the grant holds: RevocableLock's Revoke and a Semaphore admission
+// rewrite the node. Checking the version would turn such a rewrite into a
+// lost grant while it is still held, and would not catch the one thing
+// existence misses, a node deleted and created again at the same path by
+// someone who knows its name, since the new node's version starts at 0.
 //
 // It returns the ops' own results (one per op, in order, without the
 // check's) and:
 //   - nil when everything ran;
-//   - an error wrapping ErrGrantLost and the check's failure (zk.ErrNoNode:
-//     the node is gone, its session expired; zk.ErrBadVersion: someone
-//     rewrote it) when the grant no longer holds: nothing ran;
+//   - an error wrapping ErrGrantLost and the server's reason (zk.ErrNoNode:
+//     the node is gone, its session expired or someone deleted it;
+//     zk.ErrSessionExpired: the request's session had expired) when the
+//     grant no longer holds: nothing ran;
 //   - the first failing op's error (e.g. zk.ErrNodeExists) when the grant
 //     holds but an op failed: nothing ran, and the results say which;
 //   - zk.ErrConnectionClosed (and no results) when the reply was lost: the
@@ -26,16 +38,9 @@ import (
 //
 // The server decides, not the client's view of the hold: it is sent even
 // if the hold's watch has reported the grant lost.
-func (g grantRef) multi(ctx context.Context, ops []any) ([]zk.MultiResponse, error) {
-	stat, err := g.watch.grantStat(ctx)
-	if errors.Is(err, ErrSessionLost) {
-		return nil, fmt.Errorf("%w: %w", ErrGrantLost, err)
-	}
-	if err != nil {
-		return nil, err
-	}
+func (g grantRef) multi(ops []any) ([]zk.MultiResponse, error) {
 	all := make([]any, 0, 1+len(ops))
-	all = append(all, &zk.CheckVersionRequest{Path: g.node, Version: stat.Version})
+	all = append(all, &zk.CheckVersionRequest{Path: g.node, Version: -1})
 	all = append(all, ops...)
 	res, err := g.conn.Multi(all...)
 	var results []zk.MultiResponse

@@ -61,9 +61,9 @@ func turn(ctx context.Context, conn *zk.Conn, dir, node string, blocker blockerF
 // deleted by someone else, or gone with the session. Stop it with release
 // just before deleting the node yourself.
 //
-// Its first look at the node also records the node's Stat as granted (the
-// czxid is the grant's fencing token, the version what a guarded write
-// checks): reading it costs no request beyond the watch's own.
+// Its first look at the node also records the node's Stat as granted: the
+// czxid is the grant's fencing token, read at no cost beyond the watch's
+// own request.
 type holdWatch struct {
 	lost     chan struct{}
 	released chan struct{}
