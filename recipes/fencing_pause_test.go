@@ -98,11 +98,13 @@ func (p pausedHolder) run(t *testing.T) {
 
 	// The holder wakes. Its client reconnects and learns that its session
 	// expired; its code, which was paused just before writing, writes.
+	t0 := time.Now()
 	p.px.Thaw()
 	eventually(t, func() bool {
 		return p.holder.State() == zk.StateHasSession && p.holder.SessionID() != oldSession
 	}, "the woken holder's client to get a new session")
 
+	t.Logf("new session after %v", time.Since(t0))
 	_, err = held.GuardedMulti(ctx, &zk.SetDataRequest{Path: p.data, Data: []byte("holder-2"), Version: -1})
 	require.ErrorIs(t, err, recipes.ErrGrantLost, "guarded write of the stale holder")
 	require.Equal(t, "next-1", getData(t, p.next, p.data), "the guarded write changed nothing")
