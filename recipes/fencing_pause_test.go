@@ -122,8 +122,12 @@ func (p pausedHolder) run(t *testing.T) {
 	require.ErrorIs(t, held.Unlock(ctx), recipes.ErrSessionLost)
 }
 
+// getData reads p up to date: after a sync, so that on an ensemble a
+// write made through another server is seen.
 func getData(t *testing.T, c *zk.Conn, p string) string {
 	t.Helper()
+	_, err := c.Sync(p)
+	require.NoError(t, err)
 	data, _, err := c.Get(p)
 	require.NoError(t, err)
 	return string(data)
