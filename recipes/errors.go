@@ -23,4 +23,17 @@ var (
 	// write side, and by Lock and TryLock on one that holds its read side: an
 	// RWLock value holds one side at a time.
 	ErrOtherSide = errors.New("recipes: RWLock holds the other side")
+	// ErrGrantLost is returned by a guarded write (GuardedMulti) whose grant
+	// node is gone (its session expired, or someone deleted it) or was
+	// rewritten since the grant: none of its operations ran. The error also
+	// wraps the server's reason, zk.ErrNoNode, zk.ErrBadVersion or
+	// zk.ErrSessionExpired.
+	ErrGrantLost = errors.New("recipes: grant no longer held; guarded operations not applied")
+	// ErrStaleToken is returned by a Fence given a token older than one it
+	// has already accepted: the caller's grant has passed to someone else.
+	ErrStaleToken = errors.New("recipes: stale fencing token")
+	// ErrInvalidToken is returned by a Fence given a token that is not
+	// positive (such as the zero Token left by an ignored error), and by
+	// ParseToken for text that is not a token.
+	ErrInvalidToken = errors.New("recipes: invalid fencing token")
 )

@@ -60,14 +60,25 @@ func turn(ctx context.Context, conn *zk.Conn, dir, node string, blocker blockerF
 // holdWatch reports on lost when the node at p disappears while held:
 // deleted by someone else, or gone with the session. Stop it with release
 // just before deleting the node yourself.
+//
+// Its first look at the node also records the node's Stat as granted: the
+// czxid is the grant's fencing token, read at no cost beyond the watch's
+// own request.
 type holdWatch struct {
 	lost     chan struct{}
 	released chan struct{}
 	done     chan struct{}
+	granted  chan struct{} // closed once stat is set
+	stat     *zk.Stat      // the node's Stat at its first look; read after granted
 }
 
 func watchHold(conn *zk.Conn, p string) *holdWatch {
-	h := &holdWatch{lost: make(chan struct{}), released: make(chan struct{}), done: make(chan struct{})}
+	h := &holdWatch{
+		lost:     make(chan struct{}),
+		released: make(chan struct{}),
+		done:     make(chan struct{}),
+		granted:  make(chan struct{}),
+	}
 	go h.run(conn, p)
 	return h
 }
@@ -76,7 +87,7 @@ func (h *holdWatch) run(conn *zk.Conn, p string) {
 	defer close(h.done)
 	r := retrier{conn: conn}
 	for {
-		ok, _, ch, err := conn.ExistsW(p)
+		ok, stat, ch, err := conn.ExistsW(p)
 		if retryable(err) {
 			select {
 			case <-h.released:
@@ -94,6 +105,7 @@ func (h *holdWatch) run(conn *zk.Conn, p string) {
 			h.markLost()
 			return
 		}
+		h.grant(stat)
 		select {
 		case ev := <-ch:
 			if ev.Type == zk.EventNodeDataChanged {
