@@ -37,7 +37,11 @@ func TestFault_DropRequestLosesTheRequestNotTheSession(t *testing.T) {
 
 	_, err := c.Create("/lost", nil, 0, openACL)
 	require.ErrorIs(t, err, zk.ErrConnectionClosed)
-	ok, _, err := c.Exists("/lost") // go-zookeeper reconnects on the same session
+	// go-zookeeper reconnects on the same session. Wait for it: with one
+	// server in its list, a request queued while it starts reconnecting
+	// fails with ErrNoServer (its host list "wrapped around" at once).
+	require.Eventually(t, func() bool { return c.State() == zk.StateHasSession }, 10*time.Second, 5*time.Millisecond)
+	ok, _, err := c.Exists("/lost")
 	require.NoError(t, err)
 	require.False(t, ok)
 	require.Equal(t, sid, c.SessionID())

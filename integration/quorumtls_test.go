@@ -2,6 +2,7 @@ package integration
 
 import (
 	"crypto/x509/pkix"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -65,8 +66,14 @@ func TestQuorumTLS_UntrustedServerCannotJoin(t *testing.T) {
 
 	// While the pair commits writes over several election timeouts, the
 	// rogue server follows no one and applies nothing.
+	// A loaded machine (-race, 2 cores) can delay a heartbeat past the
+	// election timeout, and the pair then elects again; the client's
+	// connection is closed and it reconnects, so that error is retried.
 	for start := time.Now(); time.Since(start) < 4*ClusterTick; {
 		_, err := cl.Set("/trusted-only", []byte(time.Now().String()), -1)
+		if errors.Is(err, zk.ErrConnectionClosed) {
+			continue
+		}
 		require.NoError(t, err)
 		require.NotContains(t, []string{"follower", "leader"}, c.Servers[2].Role())
 	}
