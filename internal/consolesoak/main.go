@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"os/signal"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/zkraft/zkraft/lab"
+)
+
+// ErrNoChromium says the browser the run needs is missing.
+var ErrNoChromium = errors.New("consolesoak: no Chromium on PATH (Debian: apt-get install chromium)")
+
+func main() {
+	if err := run(os.Args[1:]); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+}
+
+// run parses the flags and runs the soak.
+func run(args []string) error {
+	fs := flag.NewFlagSet("consolesoak", flag.ContinueOnError)
+	duration := fs.Duration("duration", time.Hour, "how long the pages stay open")
+	every := fs.Duration("every", time.Minute, "time between two samples")
+	out := fs.String("out", "consolesoak.csv", "the CSV to write (- for stdout)")
+	clients := fs.Int("clients", 1, "write load clients (50 writes a second each)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	w, closeOut, err := openOut(*out)
+	if err != nil {
+		return err
+	}
+	defer closeOut()
+	l, err := lab.Start(ctx, lab.Options{N: 3})
+	if err != nil {
+		return err
+	}
+	defer l.Close()
+	if err := l.StartLoad(*clients); err != nil {
+		return err
+	}
+	tabs, closeBrowser, err := openTabs(l.ConsoleURLs())
+	if err != nil {
+		return err
+	}
+	defer closeBrowser()
+	return sample(ctx, w, l, tabs, *duration, *every)
+}
+
+// openOut opens the CSV (stdout for "-").
+func openOut(name string) (*csv.Writer, func(), error) {
+	if name == "-" {
+		w := csv.NewWriter(os.Stdout)
+		return w, w.Flush, nil
+	}
+	f, err := os.Create(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	w := csv.NewWriter(f)
+	return w, func() { w.Flush(); f.Close() }, nil
+}
+
+// openTabs starts a headless Chromium with two tabs: the console of the
+// second server and the third's at the load's tree path.
+func openTabs(urls []string) ([]context.Context, func(), error) {
+	path := ""
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		return nil, nil, ErrNoChromium
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox)
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	first, cancelFirst := chromedp.NewContext(actx)
+	second, cancelSecond := chromedp.NewContext(first)
+	closeAll := func() { cancelSecond(); cancelFirst(); cancelAlloc() }
+	tabs := []context.Context{first, second}
+	pages := []string{urls[1], urls[2] + "#" + lab.LoadRoot}
+	for i, tab := range tabs {
+		if err := chromedp.Do(tab, chromedp.Navigate(pages[i]), chromedp.WaitVisible(chromedp.CSS("#servers td[data-role]"))); err != nil {
+			closeAll()
+			return nil, nil, fmt.Errorf("consolesoak: open %s: %w", pages[i], err)
+		}
+	}
+	return tabs, closeAll, nil
+}
+
+// header names the CSV's columns.
+var header = []string{"minute", "heap_live_bytes", "heap_objects_bytes", "go_total_bytes", "goroutines",
+	"rss_bytes", "writes", "tab1_updated", "tab2_updated"}
+
+// sample writes a row now and every interval until duration has passed.
+func sample(ctx context.Context, w *csv.Writer, l *lab.Lab, tabs []context.Context, duration, every time.Duration) error {
+	w.Write(header)
+	start := time.Now()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		row := []string{strconv.FormatFloat(time.Since(start).Minutes(), 'f', 1, 64)}
+		row = append(row, memory()...)
+		row = append(row, strconv.FormatUint(l.LabStatus().Load.Writes, 10))
+		for _, tab := range tabs {
+			row = append(row, lastUpdate(tab))
+		}
+		w.Write(row)
+		w.Flush()
+		fmt.Fprintln(os.Stderr, strings.Join(row, ","))
+		if err := w.Error(); err != nil {
+			return err
+		}
+		if time.Since(start) >= duration {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+	}
+}
+
+// memory reads the Go runtime's figures and the resident set.
+func memory() []string {
+	ms := []metrics.Sample{
+		{Name: "/gc/heap/live:bytes"},
+		{Name: "/memory/classes/heap/objects:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+	}
+	metrics.Read(ms)
+	out := make([]string, 0, 5)
+	for _, s := range ms {
+		out = append(out, strconv.FormatUint(s.Value.Uint64(), 10))
+	}
+	out = append(out, strconv.Itoa(runtime.NumGoroutine()), strconv.FormatInt(rss(), 10))
+	return out
+}
+
+// rss is the process's resident set in bytes, from /proc (0 elsewhere).
+func rss() int64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(f)
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024
+		}
+	}
+	return 0
+}
+
+// lastUpdate is the time of the last update the tab drew ("" when it
+// cannot say): a tab whose stream died shows an old one.
+func lastUpdate(tab context.Context) string {
+	ctx, cancel := context.WithTimeout(tab, 10*time.Second)
+	defer cancel()
+	s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body.dataset.updated || ""`))
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return s
+}
