@@ -168,6 +168,7 @@ function draw(st) {
   selfId = st.server;
   addTimeline(st.timeline.map(ev => Object.assign({server: st.server}, ev)).concat(st.peerTimeline || []));
   document.body.dataset.updated = st.time;
+  document.dispatchEvent(new CustomEvent("zk-state", { detail: st })); // the sessions table follows it (tree.js)
 }
 
 function setLink(up, text) {
