@@ -94,14 +94,23 @@ func openTabs(urls []string) ([]context.Context, func(), error) {
 	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path), chromedp.NoSandbox)
 	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
 	first, cancelFirst := chromedp.NewContext(actx)
-	second, cancelSecond := chromedp.NewContext(first)
-	closeAll := func() { cancelSecond(); cancelFirst(); cancelAlloc() }
-	tabs := []context.Context{first, second}
+	cancels := []context.CancelFunc{cancelFirst, cancelAlloc}
+	closeAll := func() {
+		for _, c := range cancels {
+			c()
+		}
+	}
 	pages := []string{urls[1], urls[2] + "#" + lab.LoadRoot}
-	for i, tab := range tabs {
-		if err := chromedp.Do(tab, chromedp.Navigate(pages[i]), chromedp.WaitVisible(chromedp.CSS("#servers td[data-role]"))); err != nil {
+	tabs := []context.Context{first}
+	for i, page := range pages {
+		if i > 0 { // a second tab of the same browser, once the browser runs
+			tab, cancel := chromedp.NewContext(first)
+			cancels = append([]context.CancelFunc{cancel}, cancels...)
+			tabs = append(tabs, tab)
+		}
+		if err := chromedp.Do(tabs[i], chromedp.Navigate(page), chromedp.WaitVisible(chromedp.CSS("#servers td[data-role]"))); err != nil {
 			closeAll()
-			return nil, nil, fmt.Errorf("consolesoak: open %s: %w", pages[i], err)
+			return nil, nil, fmt.Errorf("consolesoak: open %s: %w", page, err)
 		}
 	}
 	return tabs, closeAll, nil
