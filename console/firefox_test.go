@@ -36,7 +36,8 @@ func firefox(t *testing.T) (*bidi.Browser, context.Context) {
 // driven over WebDriver BiDi: a follower's page names the leader and every
 // server's role, its tree browser opens a node a go-zookeeper client
 // created, and after the leader is killed the page names the new one
-// without a reload, with the election in the timeline.
+// without a reload, with the election in the timeline (another server's
+// record of it too).
 func TestFirefoxEnsembleView(t *testing.T) {
 	b, ctx := firefox(t)
 	c := integration.StartCluster(t, 3)
@@ -82,8 +83,8 @@ func TestFirefoxEnsembleView(t *testing.T) {
 	require.Equal(t, strconv.Itoa(c.WaitForLeader()+1), newLeader)
 	require.NoError(t, b.Poll(ctx,
 		`document.querySelector('td[data-role="leader"][data-stale="false"][data-server-id="`+newLeader+`"]') !== null &&
-		 document.querySelector("#timeline li.ev-leader") !== null`, new(bool)),
-		"the new leader's role and the election in the timeline")
+		 document.querySelector('#timeline li.ev-leader:not([data-server="`+strconv.Itoa(follower+1)+`"])') !== null`, new(bool)),
+		"the new leader's role and the election in the timeline, seen by another server too")
 }
 
 // firefoxScreenshot saves the tab into docs/name when screenshotEnv asks.
