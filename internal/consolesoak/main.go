@@ -7,9 +7,11 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"runtime/metrics"
 	"strconv"
@@ -33,12 +35,13 @@ func main() {
 
 // run parses the flags and runs the soak.
 func run(args []string) error {
-	fs := flag.NewFlagSet("consolesoak", flag.ContinueOnError)
-	duration := fs.Duration("duration", time.Hour, "how long the pages stay open")
-	every := fs.Duration("every", time.Minute, "time between two samples")
-	out := fs.String("out", "consolesoak.csv", "the CSV to write (- for stdout)")
-	clients := fs.Int("clients", 1, "write load clients (50 writes a second each)")
-	if err := fs.Parse(args); err != nil {
+	flags := flag.NewFlagSet("consolesoak", flag.ContinueOnError)
+	duration := flags.Duration("duration", time.Hour, "how long the pages stay open")
+	every := flags.Duration("every", time.Minute, "time between two samples")
+	out := flags.String("out", "consolesoak.csv", "the CSV to write (- for stdout)")
+	clients := flags.Int("clients", 1, "write load clients (50 writes a second each)")
+	tabs := flags.Int("tabs", 2, "console tabs kept open (0: no browser, the control run)")
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -48,7 +51,12 @@ func run(args []string) error {
 		return err
 	}
 	defer closeOut()
-	l, err := lab.Start(ctx, lab.Options{N: 3})
+	dir, err := os.MkdirTemp("", "consolesoak-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	l, err := lab.Start(ctx, lab.Options{N: 3, Dir: dir})
 	if err != nil {
 		return err
 	}
@@ -56,12 +64,16 @@ func run(args []string) error {
 	if err := l.StartLoad(*clients); err != nil {
 		return err
 	}
-	tabs, closeBrowser, err := openTabs(l.ConsoleURLs())
-	if err != nil {
-		return err
+	var open []context.Context
+	if *tabs > 0 {
+		var closeBrowser func()
+		open, closeBrowser, err = openTabs(l.ConsoleURLs(), *tabs)
+		if err != nil {
+			return err
+		}
+		defer closeBrowser()
 	}
-	defer closeBrowser()
-	return sample(ctx, w, l, tabs, *duration, *every)
+	return sample(ctx, w, l, dir, open, *duration, *every)
 }
 
 // openOut opens the CSV (stdout for "-").
@@ -78,9 +90,9 @@ func openOut(name string) (*csv.Writer, func(), error) {
 	return w, func() { w.Flush(); f.Close() }, nil
 }
 
-// openTabs starts a headless Chromium with two tabs: the console of the
-// second server and the third's at the load's tree path.
-func openTabs(urls []string) ([]context.Context, func(), error) {
+// openTabs starts a headless Chromium with n tabs (at most two): the
+// console of the second server and the third's at the load's tree path.
+func openTabs(urls []string, n int) ([]context.Context, func(), error) {
 	path := ""
 	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
 		if p, err := exec.LookPath(name); err == nil {
@@ -100,7 +112,7 @@ func openTabs(urls []string) ([]context.Context, func(), error) {
 			c()
 		}
 	}
-	pages := []string{urls[1], urls[2] + "#" + lab.LoadRoot}
+	pages := []string{urls[1], urls[2] + "#" + lab.LoadRoot}[:min(n, 2)]
 	tabs := []context.Context{first}
 	for i, page := range pages {
 		if i > 0 { // a second tab of the same browser, once the browser runs
@@ -118,10 +130,10 @@ func openTabs(urls []string) ([]context.Context, func(), error) {
 
 // header names the CSV's columns.
 var header = []string{"minute", "heap_live_bytes", "heap_objects_bytes", "go_total_bytes", "goroutines",
-	"rss_bytes", "writes", "tab1_updated", "tab2_updated"}
+	"rss_bytes", "data_bytes", "writes", "tab1_updated", "tab2_updated"}
 
 // sample writes a row now and every interval until duration has passed.
-func sample(ctx context.Context, w *csv.Writer, l *lab.Lab, tabs []context.Context, duration, every time.Duration) error {
+func sample(ctx context.Context, w *csv.Writer, l *lab.Lab, dir string, tabs []context.Context, duration, every time.Duration) error {
 	w.Write(header)
 	start := time.Now()
 	tick := time.NewTicker(every)
@@ -129,9 +141,13 @@ func sample(ctx context.Context, w *csv.Writer, l *lab.Lab, tabs []context.Conte
 	for {
 		row := []string{strconv.FormatFloat(time.Since(start).Minutes(), 'f', 1, 64)}
 		row = append(row, memory()...)
-		row = append(row, strconv.FormatUint(l.LabStatus().Load.Writes, 10))
-		for _, tab := range tabs {
-			row = append(row, lastUpdate(tab))
+		row = append(row, strconv.FormatInt(dirSize(dir), 10), strconv.FormatUint(l.LabStatus().Load.Writes, 10))
+		for i := range 2 {
+			if i < len(tabs) {
+				row = append(row, lastUpdate(tabs[i]))
+			} else {
+				row = append(row, "")
+			}
 		}
 		w.Write(row)
 		w.Flush()
@@ -181,6 +197,21 @@ func rss() int64 {
 		}
 	}
 	return 0
+}
+
+// dirSize is the size of the files under dir (the servers' Raft logs and
+// snapshots, which the resident set maps in part).
+func dirSize(dir string) int64 {
+	var n int64
+	filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if info, err := d.Info(); err == nil {
+				n += info.Size()
+			}
+		}
+		return nil
+	})
+	return n
 }
 
 // lastUpdate is the time of the last update the tab drew ("" when it
