@@ -32,14 +32,20 @@ func firefox(t *testing.T) (*bidi.Browser, context.Context) {
 	return b, ctx
 }
 
-// TestFirefoxEnsembleView is TestBrowserEnsembleView in headless Firefox,
-// driven over WebDriver BiDi: a follower's page names the leader and every
-// server's role, its tree browser opens a node a go-zookeeper client
-// created, and after the leader is killed the page names the new one
-// without a reload, with the election in the timeline (another server's
-// record of it too).
-func TestFirefoxEnsembleView(t *testing.T) {
+// TestFirefox runs the console's browser checks in one headless Firefox
+// (it takes seconds to start), driven over WebDriver BiDi.
+func TestFirefox(t *testing.T) {
 	b, ctx := firefox(t)
+	t.Run("EnsembleView", func(t *testing.T) { firefoxEnsembleView(t, ctx, b) })
+	t.Run("WritesAndSessions", func(t *testing.T) { firefoxWritesAndSessions(t, ctx, b) })
+}
+
+// firefoxEnsembleView is TestBrowserEnsembleView in Firefox: a follower's
+// page names the leader and every server's role, its tree browser opens a
+// node a go-zookeeper client created, and after the leader is killed the
+// page names the new one without a reload, with the election in the
+// timeline (another server's record of it too).
+func firefoxEnsembleView(t *testing.T, ctx context.Context, b *bidi.Browser) {
 	c := integration.StartCluster(t, 3)
 	leader := c.WaitForLeader()
 	follower := (leader + 1) % 3
@@ -98,4 +104,54 @@ func firefoxScreenshot(t *testing.T, ctx context.Context, b *bidi.Browser, name 
 	path := filepath.Join("..", "docs", name)
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 	t.Logf("wrote %s", path)
+}
+
+// firefoxWritesAndSessions uses the edit form in Firefox as the
+// authenticated user: create, then an edit with a stale version, which
+// shows BADVERSION and changes nothing; and the sessions table shows a
+// client's new session with its ephemeral node without a reload.
+func firefoxWritesAndSessions(t *testing.T, ctx context.Context, b *bidi.Browser) {
+	base, s, conn := consoleServer(t)
+	require.NoError(t, b.Navigate(ctx, base+"/"))
+	require.NoError(t, b.Poll(ctx, `document.querySelector('#tree[data-path="/"]') !== null`, new(bool)))
+	set := func(sel, value string) {
+		t.Helper()
+		require.NoError(t, b.Eval(ctx, `(() => { const e = document.querySelector(`+strconv.Quote(sel)+`);
+			e.value = `+strconv.Quote(value)+`; e.dispatchEvent(new Event("input")); })()`, new(any)))
+	}
+	click := func(sel string) string {
+		t.Helper()
+		var out string
+		require.NoError(t, b.Eval(ctx, `(() => { document.querySelector("#edit-result").textContent = "";
+			document.querySelector(`+strconv.Quote(sel)+`).click(); })()`, new(any)))
+		require.NoError(t, b.Poll(ctx, `document.querySelector("#edit-result").textContent`, &out))
+		return out
+	}
+	require.NoError(t, b.Eval(ctx, `document.querySelector("#edit").open = true`, new(any)))
+	set("#auth", rootAuth)
+	set("#edit-path", "/fox")
+	set("#edit-data", "first")
+	require.Contains(t, click("#do-create"), "create done: /fox")
+	data, stat, err := conn.Get("/fox")
+	require.NoError(t, err)
+	require.Equal(t, "first", string(data))
+	require.NoError(t, b.Poll(ctx, `document.querySelector('#tree[data-path="/fox"]') !== null`, new(bool)))
+
+	_, err = conn.Set("/fox", []byte("by a client"), stat.Version)
+	require.NoError(t, err)
+	set("#edit-data", "second")
+	out := click("#do-set")
+	require.Contains(t, out, "BADVERSION")
+	data, _, err = conn.Get("/fox")
+	require.NoError(t, err)
+	require.Equal(t, "by a client", string(data))
+
+	other, _ := s.Connect(t)
+	require.NoError(t, other.AddAuth("digest", []byte("root:secret")))
+	_, err = other.Create("/fox-eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	var eph string
+	require.NoError(t, b.Poll(ctx, `(() => { const tr = document.querySelector('#sessions tr[data-session="`+hex(other.SessionID())+`"]');
+		return tr && tr.cells[4].textContent; })()`, &eph), "the new session never showed")
+	require.Equal(t, "/fox-eph", eph)
 }
