@@ -16,7 +16,7 @@ COPY . .
 ARG BUILD_TIME
 RUN BUILD_TIME="${BUILD_TIME:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}" && \
     CGO_ENABLED=0 go build -trimpath -buildvcs=false \
-      -ldflags "-s -w -X github.com/zkraft/zkraft/server.buildTime=${BUILD_TIME}" \
+      -ldflags "-s -w -X github.com/zkraft/zkraft/internal/buildinfo.buildTime=${BUILD_TIME}" \
       -o /out/bin/ ./cmd/zkserver ./cmd/zkcli && \
     mkdir -p /out/root/conf /out/root/data /out/root/datalog
 

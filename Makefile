@@ -18,7 +18,7 @@ lab:
 # time that srvr's "built on" and `zkserver -version` print.
 # Expanded once, so every binary and archive of one run carries the same time.
 BUILD_TIME := $(or $(BUILD_TIME),$(shell date -u +%Y-%m-%dT%H:%M:%SZ))
-LDFLAGS = -X github.com/zkraft/zkraft/server.buildTime=$(BUILD_TIME)
+LDFLAGS = -X github.com/zkraft/zkraft/internal/buildinfo.buildTime=$(BUILD_TIME)
 build:
 	$(GO) build ./...
 	$(GO) build -buildvcs=auto -ldflags '$(LDFLAGS)' -o bin/ ./cmd/zkserver ./cmd/zkbench ./cmd/zkcli

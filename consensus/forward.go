@@ -163,12 +163,16 @@ func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 			// Optional trailing field, which older leaders ignore: the
 			// follower's console is watched (status.go).
 			if d.Remaining() >= 4 && d.Int() == touchWatched {
+				if d.Remaining() >= 4 && d.Int() == touchTrace {
+					fs.n.trace.want(traceHold) // and the members' traces (msgexchange.go)
+				}
 				fs.n.watchPeersHere(fs)
 			}
 		case fwdStatus:
 			id, data := d.Long(), d.Buffer()
 			if d.Err() == nil {
 				fs.n.status.store(id, data, time.Now())
+				fs.n.readTraceAnswer(id, d)
 			}
 		case fwdReconfig:
 			seq, cmd := uint64(d.Long()), d.Buffer()
@@ -541,7 +545,9 @@ func (c *forwardClient) dispatch(nc net.Conn, d *wire.Decoder) {
 	}
 	switch typ {
 	case fwdResult:
-		switch code := d.Int(); {
+		code := d.Int()
+		c.n.trace.forwardAnswered(seq, c.leader, code)
+		switch {
 		case code == fwdRefused && c.inflight[seq].payload != nil:
 			c.holdRefusedLocked()
 		case code != fwdOK:

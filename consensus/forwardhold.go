@@ -149,6 +149,7 @@ func (c *forwardClient) registerLocked(h heldProposal) func() {
 		c.sent++
 		h.order = c.sent
 		c.inflight[h.seq] = h
+		c.n.trace.forwardSent(h.seq)
 	}
 }
 

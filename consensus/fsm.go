@@ -81,6 +81,9 @@ type fsm struct {
 	// restoredZxid is the zxid of the last user restore installed here
 	// (restore.go); 0 if none.
 	restoredZxid atomic.Int64
+	// trace, in an ensemble, hears the zxids applied while it records
+	// (msgzxid.go).
+	trace *tracer
 }
 
 func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
@@ -119,6 +122,8 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		return resp // the node is closing: nothing it had not stored is applied
 	}
 	done := make([]delivery, 0, len(logs))
+	var traced []appliedZxid // only while the trace records
+	tracing := f.trace.active()
 	f.mu.Lock()
 	for i, l := range logs {
 		if l.Type != raft.LogCommand {
@@ -130,8 +135,12 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		if mine {
 			done = append(done, delivery{wt, a})
 		}
+		if tracing {
+			traced = append(traced, appliedZxid{at: position{l.Index, l.Term}, zxid: a.Zxid, seq: f.ownSeq(cmd)})
+		}
 	}
 	f.mu.Unlock()
+	f.trace.noteApplied(traced)
 	if f.commits != nil {
 		f.commits(commands(logs))
 	}
@@ -150,6 +159,14 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	}
 	f.applied.notify()
 	return resp
+}
+
+// ownSeq is cmd's proposal number when this server proposed it, else 0.
+func (f *fsm) ownSeq(cmd *Command) uint64 {
+	if cmd.Origin == f.self && f.self != 0 {
+		return cmd.Seq
+	}
+	return 0
 }
 
 // delivery is an applied proposal whose waiter is told after the lock.

@@ -118,7 +118,10 @@ type Node struct {
 	peers     map[raft.ServerID]Peer
 	fwdSrv    *forwardServer
 	fwdCli    *forwardClient
-	onTouch   func(ids []int64)
+	// trace records the messages this server sends, while watched
+	// (msgtrace.go); nil when standalone.
+	trace   *tracer
+	onTouch func(ids []int64)
 	// timeouts owns Raft's heartbeat and election timeouts (nil before
 	// Raft starts); stopWatch stops watchLeader (nil standalone).
 	timeouts  *timeouts
@@ -346,9 +349,12 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}
-	notices := newCommitNotices(trans, n.leading)
+	n.trace = newTracer(cfg.ServerID, n.lastIndex, n.term)
+	n.fsm.trace = n.trace
+	tt := &traceTransport{Transport: trans, trace: n.trace}
+	notices := newCommitNotices(tt, n.leading)
 	n.fsm.onCommit = notices.committed
-	nt := &noticeTransport{Transport: trans, notices: notices}
+	nt := &noticeTransport{Transport: tt, notices: notices}
 	if n.stores.overlap != nil {
 		nt.durable = n.stores.overlap.durableIndex
 	}

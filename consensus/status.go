@@ -64,8 +64,9 @@ type peerStatus struct {
 	// asking is true while its loop runs.
 	until  time.Time
 	asking bool
-	// wantSent is when this follower last told the leader it is watched.
-	wantSent time.Time
+	// wantSent is when this follower last told the leader it is watched,
+	// traceSent when it last asked for the message trace.
+	wantSent, traceSent time.Time
 	// answering and telling are true while a follower's answer, or its
 	// watched touch, is on its way.
 	answering, telling atomic.Bool
@@ -85,7 +86,11 @@ func (n *Node) SetStatusSource(fn func() []byte) {
 // statusInterest the ensemble gathers every member's figures, which
 // PeerStatuses returns. A view calls it on each refresh. On a standalone
 // node it does nothing.
-func (n *Node) WatchPeers() {
+func (n *Node) WatchPeers() { n.watchPeers(false) }
+
+// watchPeers starts or extends the gathering; trace asks the members to
+// record their messages too (msgexchange.go).
+func (n *Node) watchPeers(trace bool) {
 	if n.fwdCli == nil {
 		return
 	}
@@ -95,9 +100,13 @@ func (n *Node) WatchPeers() {
 	}
 	st := &n.status
 	st.mu.Lock()
-	due := time.Since(st.wantSent) >= statusEvery/2
+	last := &st.wantSent
+	if trace {
+		last = &st.traceSent
+	}
+	due := time.Since(*last) >= statusEvery/2
 	if due {
-		st.wantSent = time.Now()
+		*last = time.Now()
 	}
 	st.mu.Unlock()
 	if due && st.telling.CompareAndSwap(false, true) {
@@ -107,6 +116,9 @@ func (n *Node) WatchPeers() {
 			e.Int(fwdTouch)
 			encodeIDs(&e, nil)
 			e.Int(touchWatched)
+			if trace {
+				e.Int(touchTrace)
+			}
 			n.fwdCli.send(e.Bytes(), func() {})
 		}()
 	}
@@ -216,6 +228,7 @@ func (n *Node) statusAskFrame() []byte {
 		e.Buffer(p.Data)
 	}
 	st.mu.Unlock()
+	n.encodeTraceAsk(&e)
 	return frameBytes(e.Bytes())
 }
 
@@ -245,6 +258,7 @@ func (c *forwardClient) statusAsked(nc net.Conn, d *wire.Decoder) {
 			n.status.store(id, data, now.Add(-time.Duration(age)*time.Millisecond))
 		}
 	}
+	n.readTraceAsk(d, now)
 	st := &n.status
 	st.mu.Lock()
 	source := st.source
@@ -258,6 +272,7 @@ func (c *forwardClient) statusAsked(nc net.Conn, d *wire.Decoder) {
 		e.Int(fwdStatus)
 		e.Long(int64ID(n.self))
 		e.Buffer(source())
+		n.encodeTraceAnswer(&e)
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.conn != nc { // the leader that asked is gone

@@ -140,6 +140,8 @@ func (c *Console) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		c.search(w, r)
 	case p == SessionsPath:
 		c.sessions(w, r)
+	case p == ReplicationPath:
+		c.replication(w, r)
 	case strings.HasPrefix(p, Prefix) && !strings.HasPrefix(p, Prefix+"api/"):
 		c.assets.ServeHTTP(w, r)
 	default:

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/zkraft/zkraft/internal/buildinfo"
 )
 
 // options holds the parsed and validated flags.
@@ -34,6 +36,7 @@ type options struct {
 	zkserver       string
 	sessionTimeout time.Duration
 	json           bool
+	version        bool   // -version: print the version and exit
 	cpuProfile     string // file for a CPU profile of zkbench itself
 	role           string // any, leader, follower or observer: the servers sessions use
 	kills          int    // -op lock: leader kills in the window (lockkill.go)
@@ -64,6 +67,10 @@ func main() {
 func realMain(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	o, err := parseFlags(args, stderr)
 	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err == nil && o.version {
+		fmt.Fprintln(stdout, "zkbench", buildinfo.Line())
 		return 0
 	}
 	if err != nil {
@@ -110,6 +117,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
+	fs.BoolVar(&o.version, "version", false, "print zkbench's version, then exit")
 	fs.StringVar(&o.role, "role", "any", "connect sessions only to the ensemble's `leader`, its followers (follower) or observers (observer), by srvr's Mode each round; any: all servers, in turn (or a comma list)")
 	fs.IntVar(&o.kills, "kills", 0, "with -op lock on zkserver3 or zookeeper3: kill (SIGKILL) and restart the leader this many times, evenly spread over the window; every client is then given all servers")
 	fs.StringVar(&o.lockClients, "lockclients", "go,curator", "with -op lock: the lock clients to run, `go` (recipes.Lock), curator (Apache Curator's InterProcessMutex, needs a JDK and libcurator-*-java) or both")

@@ -16,6 +16,7 @@ type command struct {
 	valued  string   // one-letter options that take an argument
 	long    []string // long options that take an argument (-name value or --name value)
 	minArgs int      // positional arguments needed after the name
+	offline bool     // runs without a session (one-shot mode does not connect)
 	run     func(*client, *options) error
 }
 
@@ -93,7 +94,7 @@ func init() {
 
 // printCommands lists the commands as zkCli.sh's usage does.
 func printCommands(w io.Writer) {
-	fmt.Fprintln(w, "ZooKeeper -server host:port cmd args")
+	fmt.Fprintln(w, "ZooKeeper -server host:port -client-configuration properties-file cmd args")
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkraft/zkraft/internal/buildinfo"
 )
 
 func main() {
@@ -66,6 +67,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&c.server, "server", "localhost:2181", "`host:port` of the server to connect to")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
 	fs.BoolVar(&c.json, "json", false, "print ls, get, stat, tree and watch as JSON")
+	showVersion := fs.Bool("version", false, "print zkcli's version, then exit")
 	fs.Var(authFlag{&c.auths}, "auth", "add `scheme:auth` credentials to the session before the command (repeatable)")
 	c.tls.register(fs)
 	c.sasl.register(fs)
@@ -79,6 +81,10 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			return 0
 		}
 		return 1
+	}
+	if *showVersion {
+		fmt.Fprintln(stdout, "zkcli", buildinfo.Line())
+		return 0
 	}
 	words := fs.Args()
 	// Leading "addauth scheme auth" words apply to the session, as if
@@ -101,11 +107,13 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, err)
 		return 1
 	}
-	if err := c.connect(); err != nil {
-		fmt.Fprintln(stderr, err)
-		return 1
+	if !cmd.offline {
+		if err := c.connect(); err != nil {
+			fmt.Fprintln(stderr, err)
+			return 1
+		}
+		defer c.conn.Close()
 	}
-	defer c.conn.Close()
 	if err := cmd.run(c, o); err != nil {
 		fmt.Fprintln(stderr, err)
 		return 1

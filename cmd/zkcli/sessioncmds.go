@@ -1,6 +1,10 @@
 package main
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/zkraft/zkraft/internal/buildinfo"
+)
 
 // sessionCommands are zkCli.sh's commands about the session itself. They
 // join the commands table (args.go), so one-shot mode, the usage list and
@@ -12,6 +16,7 @@ var sessionCommands = map[string]*command{
 	"connect":      {usage: "host:port", run: cmdConnect},
 	"close":        {usage: "", run: cmdClose},
 	"quit":         {usage: "", run: cmdQuit},
+	"version":      {usage: "", offline: true, run: cmdVersion},
 }
 
 // unparsed are the commands zkCli.sh handles itself, before its "Not
@@ -151,4 +156,11 @@ func (c *client) status(err error) int {
 	}
 	fmt.Fprintln(c.errw, err)
 	return 1
+}
+
+// cmdVersion is "version": zkcli's version in zkCli.sh's words (the
+// ZooKeeper release zkraft follows, then zkraft's own version).
+func cmdVersion(c *client, o *options) error {
+	fmt.Fprintln(c.out, "ZooKeeper CLI version: "+buildinfo.Line())
+	return nil
 }

@@ -1,4 +1,4 @@
-package server
+package buildinfo
 
 import (
 	"regexp"
@@ -28,7 +28,7 @@ func TestVersionFromBuildInfo(t *testing.T) {
 // of this build and of a tagged one.
 func TestVersionLineParses(t *testing.T) {
 	re := regexp.MustCompile(`^Zookeeper version: ([A-Za-z0-9\.\-]+), built on (\d\d/\d\d/\d\d\d\d \d\d:\d\d [A-Za-z0-9:\+\-]+)$`)
-	require.Regexp(t, re, "Zookeeper version: "+BuildVersion())
+	require.Regexp(t, re, "Zookeeper version: "+Line())
 	stamped := &debug.BuildInfo{Main: debug.Module{Version: "v1.2.3+dirty"}}
 	require.Regexp(t, re, "Zookeeper version: "+versionOf(stamped)+", built on "+stampOf("", nil))
 }
