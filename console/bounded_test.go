@@ -41,9 +41,10 @@ func stalledStream(t *testing.T, base string) net.Conn {
 
 // TestStalledClientsAreCutOff opens 16 streams that never read while the
 // console sends an update every millisecond, each 32 KiB: once the
-// sockets' buffers are full the hub cuts every one off, the heap holds at
-// most about one update per client, and when the clients finally go their
-// goroutines end.
+// sockets' buffers are full the hub cuts every one off (after a few dozen
+// to a few hundred updates, as the kernel sizes the buffers), the heap
+// holds at most about one update per client, and when the clients finally
+// go their goroutines end.
 func TestStalledClientsAreCutOff(t *testing.T) {
 	v := padView(32 << 10)
 	c, base := serve(t, v, time.Millisecond)
@@ -54,7 +55,7 @@ func TestStalledClientsAreCutOff(t *testing.T) {
 	}
 	waitFor(t, 20*time.Second, "the hub to cut off every stalled stream", func() bool {
 		open, _ := c.hub.streams()
-		return open == 0 && v.reads.Load() > 100
+		return open == 0
 	})
 	grown := int64(heapNow()) - int64(heap)
 	t.Logf("%d updates read; heap grew by %d bytes with 16 stalled clients cut off", v.reads.Load(), grown)
