@@ -85,6 +85,7 @@ func TestBrowserWriteButtons(t *testing.T) {
 	out := clickWrite(t, ctx, "#do-set")
 	require.Contains(t, out, "409")
 	require.Contains(t, out, "BADVERSION")
+	screenshot(t, ctx, "console-edit.png")
 	data, stat, err = conn.Get("/clicked")
 	require.NoError(t, err)
 	require.Equal(t, "by a client", string(data), "the stale edit changed nothing")
@@ -114,7 +115,6 @@ func TestBrowserWriteButtons(t *testing.T) {
 	exists, _, err := conn.Exists("/clicked")
 	require.NoError(t, err)
 	require.False(t, exists, "deleted through the page")
-	screenshot(t, ctx, "console-edit.png")
 }
 
 // TestBrowserSessionsLive keeps the page open while a client connects,
