@@ -7,7 +7,8 @@
 // whole run: a follower's console and another server's console at a tree
 // path, both following their event streams. Every -every it appends a row
 // to a CSV: the process's live heap after the last GC, the heap in use, the
-// memory the Go runtime holds, goroutines, the resident set, the size of
+// memory the Go runtime holds, goroutines, the resident set and its
+// anonymous part (without the mapped files), the size of
 // the servers' data directories (their Raft logs, which bbolt maps into
 // memory), the writes done, and the time of the last update each tab drew
 // (a tab whose stream died shows an old one).

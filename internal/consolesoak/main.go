@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -130,7 +129,7 @@ func openTabs(urls []string, n int) ([]context.Context, func(), error) {
 
 // header names the CSV's columns.
 var header = []string{"minute", "heap_live_bytes", "heap_objects_bytes", "go_total_bytes", "goroutines",
-	"rss_bytes", "data_bytes", "writes", "tab1_updated", "tab2_updated"}
+	"rss_bytes", "rss_anon_bytes", "data_bytes", "writes", "tab1_updated", "tab2_updated"}
 
 // sample writes a row now and every interval until duration has passed.
 func sample(ctx context.Context, w *csv.Writer, l *lab.Lab, dir string, tabs []context.Context, duration, every time.Duration) error {
@@ -178,25 +177,33 @@ func memory() []string {
 	for _, s := range ms {
 		out = append(out, strconv.FormatUint(s.Value.Uint64(), 10))
 	}
-	out = append(out, strconv.Itoa(runtime.NumGoroutine()), strconv.FormatInt(rss(), 10))
+	total, anon := rss()
+	out = append(out, strconv.Itoa(runtime.NumGoroutine()), strconv.FormatInt(total, 10), strconv.FormatInt(anon, 10))
 	return out
 }
 
-// rss is the process's resident set in bytes, from /proc (0 elsewhere).
-func rss() int64 {
-	f, err := os.Open("/proc/self/status")
+// rss is the process's resident set and its anonymous part (the heap,
+// stacks and runtime, without the files mapped in, such as bbolt's Raft
+// logs), in bytes, from /proc (0 elsewhere).
+func rss() (total, anon int64) {
+	b, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0
+		return 0, 0
 	}
-	defer f.Close()
-	b, _ := io.ReadAll(f)
 	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmRSS:"); ok {
-			kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			return kb * 1024
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			total = kB(v)
+		} else if v, ok := strings.CutPrefix(line, "RssAnon:"); ok {
+			anon = kB(v)
 		}
 	}
-	return 0
+	return total, anon
+}
+
+// kB reads a /proc/self/status figure ("  1234 kB") in bytes.
+func kB(v string) int64 {
+	n, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+	return n * 1024
 }
 
 // dirSize is the size of the files under dir (the servers' Raft logs and
