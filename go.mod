@@ -7,6 +7,7 @@ require (
 	github.com/armon/go-metrics v0.4.1
 	github.com/chromedp/chromedp v0.23.0
 	github.com/chzyer/readline v1.5.1
+	github.com/coder/websocket v1.8.15
 	github.com/go-zookeeper/zk v1.0.4
 	github.com/hashicorp/go-hclog v1.6.2
 	github.com/hashicorp/go-msgpack/v2 v2.1.2

@@ -25,6 +25,9 @@ type View interface {
 	Ensemble() []server.EnsembleMember
 	// Timeline returns the events recorded after sequence number after.
 	Timeline(after uint64) []server.TimelineEvent
+	// PeerTimelines returns the other members' newest events, by id, as
+	// gathered with their figures.
+	PeerTimelines() map[int64][]server.TimelineEvent
 	// AuthorizeAdmin checks credentials as the AdminServer's write
 	// commands do; the console's future writes will call it.
 	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error

@@ -124,4 +124,17 @@ func TestEnsembleView(t *testing.T) {
 	}
 	require.True(t, looking, "the timeline shows the election: %+v", events)
 	require.True(t, elected, "the timeline shows the new leader: %+v", events)
+
+	// The whole ensemble's timeline: the other survivor's own record of the
+	// election, gathered over the links, and the killed leader's events
+	// from before it died, each labelled with its server.
+	other := 6 - leaderID - followerID
+	waitFor(t, 15*time.Second, "the other servers' events on the follower's console", func() bool {
+		var fromOther, fromDead bool
+		for _, e := range snapshotOf(t, bases[follower]).PeerTimeline {
+			fromOther = fromOther || e.Server == other && e.Kind == "leader" && e.Leader == strconv.FormatInt(newLeader, 10) && e.Term > l.Epoch
+			fromDead = fromDead || e.Server == leaderID && e.Kind == "leader" && e.Self
+		}
+		return fromOther && fromDead
+	})
 }

@@ -24,9 +24,10 @@ type fakeView struct {
 	mu       sync.Mutex
 	members  []server.EnsembleMember
 	events   []server.TimelineEvent
-	reads    atomic.Int64 // Ensemble calls
-	watches  atomic.Int64 // WatchEnsemble calls
-	authUser string       // the Authorization value AuthorizeAdmin accepts
+	peers    map[int64][]server.TimelineEvent // the peers' timelines
+	reads    atomic.Int64                     // Ensemble calls
+	watches  atomic.Int64                     // WatchEnsemble calls
+	authUser string                           // the Authorization value AuthorizeAdmin accepts
 }
 
 func newFakeView() *fakeView {
@@ -69,6 +70,16 @@ func (v *fakeView) Timeline(after uint64) []server.TimelineEvent {
 		if ev.Seq > after {
 			out = append(out, ev)
 		}
+	}
+	return out
+}
+
+func (v *fakeView) PeerTimelines() map[int64][]server.TimelineEvent {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make(map[int64][]server.TimelineEvent, len(v.peers))
+	for id, tl := range v.peers {
+		out[id] = append([]server.TimelineEvent(nil), tl...)
 	}
 	return out
 }

@@ -20,11 +20,17 @@ type state struct {
 	// them in the snapshot and a stream's first update, the new ones
 	// after.
 	Timeline []server.TimelineEvent `json:"timeline"`
+	// PeerTimeline holds the other servers' events, each labelled with
+	// its server: all those gathered in the snapshot and a stream's first
+	// update, the ones not sent before after (the page keys them by
+	// server and sequence number, so a repeat does no harm).
+	PeerTimeline []peerEvent `json:"peerTimeline"`
 }
 
 // state reads the figures now, with the timeline's events after seq.
 func (c *Console) state(after uint64) state {
-	st := state{Time: time.Now(), Members: c.view.Ensemble(), Timeline: c.view.Timeline(after)}
+	st := state{Time: time.Now(), Members: c.view.Ensemble(), Timeline: c.view.Timeline(after),
+		PeerTimeline: peerEvents(c.view.PeerTimelines(), nil)}
 	for _, m := range st.Members {
 		if m.Self {
 			st.Server = m.ID

@@ -2,6 +2,7 @@ package console
 
 import (
 	"bytes"
+	"maps"
 	"net/http"
 	"sync"
 	"time"
@@ -31,6 +32,8 @@ type hub struct {
 	clients map[*client]struct{}
 	running bool
 	seq     uint64 // the newest timeline event sent to the streams
+	// marks is the newest event of each peer sent to the streams.
+	marks map[int64]uint64
 }
 
 // client is one open stream: the updates waiting for it.
@@ -40,7 +43,7 @@ type client struct {
 }
 
 func newHub(c *Console) *hub {
-	return &hub{c: c, clients: map[*client]struct{}{}}
+	return &hub{c: c, clients: map[*client]struct{}{}, marks: map[int64]uint64{}}
 }
 
 // join registers a new stream, starting the refresh when it is the first;
@@ -105,8 +108,10 @@ func (h *hub) run() {
 		h.mu.Unlock()
 		h.c.view.WatchEnsemble()
 		st := h.c.state(after)
-		msg := event("state", mustJSON(st))
+		peers := h.c.view.PeerTimelines()
 		h.mu.Lock()
+		st.PeerTimeline = peerEvents(peers, h.marks)
+		msg := event("state", mustJSON(st))
 		h.seq = lastSeq(st.Timeline, after)
 		for cl := range h.clients {
 			select {
@@ -133,10 +138,11 @@ func (c *Console) stream(w http.ResponseWriter, r *http.Request) {
 	// only events after those it had sent, and this one has them all.
 	c.view.WatchEnsemble()
 	c.hub.mu.Lock()
-	upTo := c.hub.seq
+	upTo, marks := c.hub.seq, maps.Clone(c.hub.marks)
 	c.hub.mu.Unlock()
 	first := c.state(0)
 	first.Timeline = trimAfter(first.Timeline, upTo)
+	first.PeerTimeline = sentBefore(first.PeerTimeline, marks)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("X-Accel-Buffering", "no")

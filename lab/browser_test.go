@@ -2,7 +2,9 @@ package lab
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"testing"
 	"time"
@@ -48,6 +50,13 @@ func TestBrowserPartitionButton(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(cell("follower"))),
 		chromedp.Click(chromedp.CSS(`#lab-servers button[data-action="partition"][data-id="`+id+`"]`)),
 		chromedp.WaitVisible(chromedp.CSS(cell("looking"))),
+	))
+	if os.Getenv("ZKRAFT_SCREENSHOTS") != "" { // ZKRAFT_SCREENSHOTS=1 go test ./lab -run Browser
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "console-lab.png"), png, 0o644))
+	}
+	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#lab-heal`)),
 		chromedp.WaitVisible(chromedp.CSS(cell("follower"))),
 	))

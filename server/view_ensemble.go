@@ -161,12 +161,6 @@ func (s *Server) Ensemble() []EnsembleMember {
 	return out
 }
 
-// encodeStatus is this server's figures for the other members' views.
-func (s *Server) encodeStatus() []byte {
-	b, _ := json.Marshal(s.Status())
-	return b
-}
-
 // TimelineEvent is one event of the ensemble's timeline (see
 // consensus.TimelineEvent).
 type TimelineEvent = consensus.TimelineEvent

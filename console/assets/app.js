@@ -4,8 +4,10 @@
 "use strict";
 
 const STALE_MS = 3500; // a peer's figures older than this are greyed out
-const TIMELINE_MAX = 256; // the server keeps as many
-const timeline = new Map(); // seq -> event
+const TIMELINE_MAX = 512; // events kept: this server's 256 and its peers' newest
+// server:seq:time -> event, every server's (a restarted server numbers
+// its events from 1 again, hence the time in the key)
+const timeline = new Map();
 
 // Rows of the ensemble table: label, and how to read the cell from a status.
 const rows = [
@@ -41,8 +43,9 @@ function el(tag, text, cls) {
   return e;
 }
 
-// leaderNow is the leader the answering server knows (0: none).
-let leaderNow = 0;
+// leaderNow is the leader the answering server knows (0: none); selfId
+// is the answering server.
+let leaderNow = 0, selfId = 0;
 
 // isStale: no figures, figures too old, or a leader's figures from before
 // the leader this server knows now (a dead or deposed leader).
@@ -118,7 +121,7 @@ function drawReplication(members) {
 function describe(ev) {
   switch (ev.kind) {
     case "looking": return "no leader: looking for one (election)";
-    case "leader": return "leader elected: server " + ev.leader + (ev.self ? " (this server)" : "");
+    case "leader": return "leader elected: server " + ev.leader;
     case "peer-down": return "server " + ev.peer + " unreachable from the leader";
     case "peer-up": return "server " + ev.peer + " reachable again";
     case "membership": return "membership changed: " + ev.detail;
@@ -128,14 +131,22 @@ function describe(ev) {
   return ev.kind;
 }
 
+function byTime(a, b) {
+  return Date.parse(a.time) - Date.parse(b.time) || a.server - b.server || a.seq - b.seq;
+}
+
+// addTimeline merges events (each with its server) into the timeline and
+// redraws it, newest first, each labelled with the server that saw it.
 function addTimeline(events) {
-  for (const ev of events) timeline.set(ev.seq, ev);
-  const seqs = [...timeline.keys()].sort((a, b) => a - b);
-  for (const s of seqs.slice(0, Math.max(0, seqs.length - TIMELINE_MAX))) timeline.delete(s);
-  const items = seqs.slice(-TIMELINE_MAX).reverse().map(s => {
-    const ev = timeline.get(s), li = el("li", undefined, "ev-" + ev.kind);
-    li.value = ev.seq;
+  for (const ev of events) timeline.set(ev.server + ":" + ev.seq + ":" + ev.time, ev);
+  const keys = [...timeline.keys()].sort((a, b) => byTime(timeline.get(a), timeline.get(b)));
+  for (const k of keys.slice(0, Math.max(0, keys.length - TIMELINE_MAX))) timeline.delete(k);
+  const items = keys.slice(-TIMELINE_MAX).reverse().map(k => {
+    const ev = timeline.get(k), li = el("li", undefined, "ev-" + ev.kind);
+    li.dataset.server = ev.server;
+    if (ev.server === selfId) li.classList.add("self");
     li.appendChild(el("time", new Date(ev.time).toLocaleTimeString()));
+    li.appendChild(el("span", "server " + ev.server, "ev-server"));
     li.appendChild(document.createTextNode(describe(ev) + " · epoch " + ev.term));
     return li;
   });
@@ -154,8 +165,10 @@ function draw(st) {
   leader.textContent = id ? "leader: server " + id : "leader: none known";
   drawServers(st.members);
   drawReplication(st.members);
-  addTimeline(st.timeline);
+  selfId = st.server;
+  addTimeline(st.timeline.map(ev => Object.assign({server: st.server}, ev)).concat(st.peerTimeline || []));
   document.body.dataset.updated = st.time;
+  document.dispatchEvent(new CustomEvent("zk-state", { detail: st })); // the sessions table follows it (tree.js)
 }
 
 function setLink(up, text) {

@@ -66,6 +66,12 @@ function link(text, path) {
   const a = el("a", text);
   a.href = "#" + path;
   a.dataset.path = path;
+  // A link to the node already open reads it again (the hash does not
+  // change, so hashchange would not), e.g. for its version after a
+  // BADVERSION.
+  a.addEventListener("click", () => {
+    if ((decodeURIComponent(location.hash.slice(1)) || "/") === path) openPath(path);
+  });
   return a;
 }
 
@@ -177,7 +183,27 @@ function editBody(withVersion) {
   return b;
 }
 
+// The sessions table follows the live stream: app.js announces each
+// update ("zk-state"), and when this server's counts (sessions,
+// connections, watches, znodes, last zxid) changed the table is read
+// again, at most once every SESSIONS_EVERY_MS and never twice at once.
+const SESSIONS_EVERY_MS = 2000;
+const sessionsLive = { sig: "", at: 0, busy: false, due: false };
+
+document.addEventListener("zk-state", e => {
+  const self = e.detail.members.find(m => m.self), s = self && self.status;
+  if (!s) return;
+  const sig = [s.sessions, s.connections, s.watches, s.znodes, s.lastZxid].join(",");
+  if (sig !== sessionsLive.sig) { sessionsLive.sig = sig; sessionsLive.due = true; }
+  if (sessionsLive.due && !sessionsLive.busy && Date.now() - sessionsLive.at >= SESSIONS_EVERY_MS) {
+    sessionsLive.due = false;
+    loadSessions();
+  }
+});
+
 function loadSessions() {
+  sessionsLive.busy = true;
+  sessionsLive.at = Date.now();
   return api("/console/api/sessions", {}).then(r => {
     document.querySelector("#sessions tbody").replaceChildren(...r.sessions.map(s => {
       const tr = el("tr");
@@ -190,7 +216,8 @@ function loadSessions() {
       tr.appendChild(el("td", s.watches.join(" ") || "–"));
       return tr;
     }));
-  }).catch(() => {});
+    document.getElementById("sessions").dataset.updated = new Date().toISOString();
+  }).catch(() => {}).finally(() => { sessionsLive.busy = false; });
 }
 
 function setupTree() {
