@@ -17,6 +17,21 @@ import (
 //
 //	go test ./console/ -run '^$' -bench FollowerSetData -benchtime 3000x -count 5
 func BenchmarkFollowerSetData(b *testing.B) {
+	c, _, run := followerWrites(b)
+	b.Run("unwatched", run)
+	b.Run("watched", func(b *testing.B) {
+		for _, base := range serveCluster(b, c, DefaultInterval) {
+			openEvents(b, base).next(b)
+		}
+		time.Sleep(2 * DefaultInterval) // let the gathering between servers start
+		run(b)
+	})
+}
+
+// followerWrites starts a three-server ensemble and returns it, the index
+// of a follower, and a benchmark body that runs setData through that
+// follower (8 goroutines on one session).
+func followerWrites(b *testing.B) (*integration.Cluster, int, func(*testing.B)) {
 	c := integration.StartCluster(b, 3)
 	leader := c.WaitForLeader()
 	follower := (leader + 1) % 3
@@ -26,7 +41,7 @@ func BenchmarkFollowerSetData(b *testing.B) {
 		b.Fatal(err)
 	}
 	data := make([]byte, 100)
-	run := func(b *testing.B) {
+	return c, follower, func(b *testing.B) {
 		b.SetParallelism(8)
 		b.ResetTimer()
 		b.RunParallel(func(pb *testing.PB) {
@@ -38,12 +53,4 @@ func BenchmarkFollowerSetData(b *testing.B) {
 			}
 		})
 	}
-	b.Run("unwatched", run)
-	b.Run("watched", func(b *testing.B) {
-		for _, base := range serveCluster(b, c, DefaultInterval) {
-			openEvents(b, base).next(b)
-		}
-		time.Sleep(2 * DefaultInterval) // let the gathering between servers start
-		run(b)
-	})
 }

@@ -4,10 +4,6 @@ import (
 	"encoding/json"
 	"testing"
 	"time"
-
-	"github.com/go-zookeeper/zk"
-
-	"github.com/zkraft/zkraft/integration"
 )
 
 // BenchmarkFollowerSetDataTraced is BenchmarkFollowerSetData with nobody
@@ -16,27 +12,7 @@ import (
 //
 //	go test ./console/ -run '^$' -bench FollowerSetDataTraced -benchtime 3000x -count 5
 func BenchmarkFollowerSetDataTraced(b *testing.B) {
-	c := integration.StartCluster(b, 3)
-	leader := c.WaitForLeader()
-	follower := (leader + 1) % 3
-	c.WaitForRole(follower, "follower")
-	conn, _ := c.Connect(b, c.Servers[follower].Addr())
-	if _, err := conn.Create("/bench", nil, 0, zk.WorldACL(zk.PermAll)); err != nil {
-		b.Fatal(err)
-	}
-	data := make([]byte, 100)
-	run := func(b *testing.B) {
-		b.SetParallelism(8)
-		b.ResetTimer()
-		b.RunParallel(func(pb *testing.PB) {
-			for pb.Next() {
-				if _, err := conn.Set("/bench", data, -1); err != nil {
-					b.Error(err)
-					return
-				}
-			}
-		})
-	}
+	c, follower, run := followerWrites(b)
 	b.Run("unwatched", run)
 	b.Run("traced", func(b *testing.B) {
 		base := serveCluster(b, c, DefaultInterval)[follower]
