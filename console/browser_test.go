@@ -10,10 +10,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
-
-	"github.com/zkraft/zkraft/integration"
 )
 
 // screenshotEnv names the variable that makes TestBrowserEnsembleView save
@@ -59,14 +56,7 @@ func browser(t *testing.T) context.Context {
 // page, without a reload, names the new one.
 func TestBrowserEnsembleView(t *testing.T) {
 	ctx := browser(t)
-	c := integration.StartCluster(t, 3)
-	leader := c.WaitForLeader()
-	follower := (leader + 1) % 3
-	c.WaitForRole(follower, "follower")
-	bases := serveCluster(t, c, 250*time.Millisecond)
-	conn, _ := c.Connect(t, c.Servers[follower].Addr())
-	_, err := conn.Create("/shown", []byte("in the browser"), 0, zk.WorldACL(zk.PermAll))
-	require.NoError(t, err)
+	c, leader, follower, bases := ensembleShowing(t)
 
 	leaderID := strconv.Itoa(leader + 1)
 	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(20 * time.Second)}

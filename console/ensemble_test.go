@@ -138,3 +138,20 @@ func TestEnsembleView(t *testing.T) {
 		return fromOther && fromDead
 	})
 }
+
+// ensembleShowing starts a three-server ensemble with every console
+// served (refreshing every 250 ms) and a node /shown ("in the browser")
+// created through a follower, for the browser tests: it returns the
+// ensemble, the leader's and that follower's indexes, and the consoles'
+// base URLs.
+func ensembleShowing(t *testing.T) (c *integration.Cluster, leader, follower int, bases []string) {
+	c = integration.StartCluster(t, 3)
+	leader = c.WaitForLeader()
+	follower = (leader + 1) % 3
+	c.WaitForRole(follower, "follower")
+	bases = serveCluster(t, c, 250*time.Millisecond)
+	conn, _ := c.Connect(t, c.Servers[follower].Addr())
+	_, err := conn.Create("/shown", []byte("in the browser"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	return c, leader, follower, bases
+}

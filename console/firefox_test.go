@@ -11,7 +11,6 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
-	"github.com/zkraft/zkraft/integration"
 	"github.com/zkraft/zkraft/internal/bidi"
 )
 
@@ -46,14 +45,7 @@ func TestFirefox(t *testing.T) {
 // page names the new one without a reload, with the election in the
 // timeline (another server's record of it too).
 func firefoxEnsembleView(t *testing.T, ctx context.Context, b *bidi.Browser) {
-	c := integration.StartCluster(t, 3)
-	leader := c.WaitForLeader()
-	follower := (leader + 1) % 3
-	c.WaitForRole(follower, "follower")
-	bases := serveCluster(t, c, 250*time.Millisecond)
-	conn, _ := c.Connect(t, c.Servers[follower].Addr())
-	_, err := conn.Create("/shown", []byte("in the browser"), 0, zk.WorldACL(zk.PermAll))
-	require.NoError(t, err)
+	c, leader, follower, bases := ensembleShowing(t)
 
 	leaderID := strconv.Itoa(leader + 1)
 	require.NoError(t, b.Navigate(ctx, bases[follower]+"/"))
