@@ -491,9 +491,16 @@ func (n *Node) ProposeAsync(cmd *Command) *Future {
 		return &Future{err: err}
 	}
 	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
-	if lead {
-		if err := n.admit(); err != nil {
-			return &Future{err: err}
+	if lead && n.admit() != nil {
+		// Starting a new term (rollover.go): in an ensemble the proposal
+		// is forwarded like a follower's, held until the next leader
+		// takes it; a standalone node waits for its own new term.
+		if n.fwdCli == nil {
+			if err := n.awaitNewTerm(); err != nil {
+				return &Future{err: err}
+			}
+		} else {
+			lead = false
 		}
 	}
 	seq, ch, ok := n.fsm.waiters.register(cmd, !lead)

@@ -19,14 +19,16 @@ import (
 //
 //   - The leader's gate (admit). Once the counter of the leader's term, as
 //     applied here, reaches rolloverAt, the leader appends no more
-//     commands: its own clients' writes fail as they do when a leader
-//     steps down (the server closes the connection, the client retries),
-//     and followers' forwarded proposals are refused (fwdRefused), so the
-//     followers hold them and send them to the next leader. The leader
-//     then starts a new term (newTerm): it hands leadership to a follower
-//     (Raft's leadership transfer), or, with no other voter (a standalone
-//     server), makes itself stand for election at once, which a single
-//     voter wins in term+1. Either way zxids continue at (term+1)<<32 | 1.
+//     commands and starts a new term (newTerm): it hands leadership to a
+//     follower (Raft's leadership transfer), or, with no other voter (a
+//     standalone server), makes itself stand for election at once, which
+//     a single voter wins in term+1. Either way zxids continue at
+//     (term+1)<<32 | 1. Meanwhile no write is lost: followers' forwarded
+//     proposals are refused (fwdRefused), so the followers hold them and
+//     send them to the next leader (forwardhold.go); the leader's own are
+//     forwarded and held the same way; a standalone server's wait (at
+//     most newTermWait, then they fail with ErrNewTerm, which the server
+//     turns into a lost connection, as at a leader change).
 //
 //   - The FSM's guard. Commands of the old term may still be committed
 //     after the gate closed: those already appended, and any a racing
@@ -93,6 +95,25 @@ func (n *Node) rollOver(term uint64) {
 		defer n.background.Done()
 		n.newTerm(term)
 	}()
+}
+
+// newTermWait bounds how long a standalone node's proposal waits for the
+// new term; it is won in a millisecond or two.
+const newTermWait = time.Second
+
+// awaitNewTerm waits until this node leads in a term after the one it
+// rolled over from, then admits the proposal there; ErrNewTerm if that
+// takes longer than newTermWait.
+func (n *Node) awaitNewTerm() error {
+	old := n.rolledOver.Load()
+	deadline := time.Now().Add(newTermWait)
+	for time.Now().Before(deadline) && n.raft.State() != raft.Shutdown {
+		if n.raft.CurrentTerm() > old && n.IsLeader() {
+			return n.admit()
+		}
+		time.Sleep(time.Millisecond)
+	}
+	return ErrNewTerm
 }
 
 // newTermRetry is how long newTerm waits before trying again.
