@@ -86,8 +86,11 @@ func (n *Node) rollOver(term uint64) {
 			break
 		}
 	}
+	if n.raft.State() == raft.Shutdown {
+		return // closing: Close may be waiting for background already
+	}
 	if n.log != nil {
-		n.log.Warn("zxid counter of this term nears its end: refusing writes and starting a new term",
+		n.log.Warn("zxid counter of this term nears its end: holding writes and starting a new term",
 			"epoch", term, "counter", fmt.Sprintf("0x%x", uint32(n.fsm.used.Load())))
 	}
 	n.background.Add(1)

@@ -180,3 +180,35 @@ func TestEnsembleRollsOverToANewTerm(t *testing.T) {
 		require.Equal(t, want[:common], got[:common], "server %d applied other zxids", i+2)
 	}
 }
+
+// A single voter with an observer has no one to hand over to: it stands
+// for election again over its own peer port.
+func TestSingleVoterWithObserverRollsOver(t *testing.T) {
+	peers := []Peer{
+		{ID: 1, RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)},
+		{ID: 2, RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t), Observer: true},
+	}
+	var seen zxidLog
+	nodes := make([]*Node, 2)
+	for i := range nodes {
+		cfg := Config{ServerID: int64(i + 1), Peers: peers, ElectionTimeout: testElectionTimeout, counterBase: testCounterBase}
+		if i == 0 {
+			cfg.Hook = seen.hook
+		}
+		nd, err := Start(context.Background(), cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() { nd.Close() })
+		nodes[i] = nd
+	}
+	waitAllKnowLeader(t, nodes)
+	first := nodes[0].Epoch()
+	var last int64
+	for i := 0; i < 16; i++ {
+		z := writeUntilApplied(t, nodes[i%2], fmt.Sprintf("o%d", i))
+		require.Greater(t, z, last, "write %d", i)
+		last = z
+	}
+	require.True(t, nodes[0].IsLeader(), "the only voter leads again")
+	require.Greater(t, nodes[0].Epoch(), first+1)
+	requireRolledOver(t, seen.all(), 3)
+}
