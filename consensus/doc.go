@@ -3,7 +3,8 @@
 //
 // It owns the Raft log entry format (Command), the FSM that applies each
 // committed entry to the data tree and the session table, zxid assignment
-// (Raft term in the high 32 bits, a per-term counter in the low 32 bits),
+// (Raft term in the high 32 bits, a per-term counter in the low 32 bits,
+// and a new term before that counter can wrap: rollover.go),
 // snapshots, the stores (in memory, or raft-wal or raft-boltdb plus snapshot
 // files in a dataDir), and the Raft node itself. Every write, session creation and
 // session close is a log entry, even on a single standalone server.

@@ -151,7 +151,9 @@ func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 		switch d.Int() {
 		case fwdPropose:
 			seq, cmd := uint64(d.Long()), d.Buffer()
-			if refusing || fs.n.raft.State() != raft.Leader {
+			// A leader starting a new term refuses too (rollover.go):
+			// the follower holds the proposal for the next leader.
+			if refusing || fs.n.raft.State() != raft.Leader || fs.n.admit() != nil {
 				refusing = true
 				replies <- fwdReply{seq: seq, code: fwdRefused}
 			} else {

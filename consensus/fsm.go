@@ -2,6 +2,7 @@ package consensus
 
 import (
 	"fmt"
+	"log/slog"
 	"sync"
 	"sync/atomic"
 
@@ -39,8 +40,18 @@ type fsm struct {
 	st      State
 	treeCfg datatree.Config
 	term    uint64 // term of the last applied command
-	counter uint32 // commands applied in that term
-	hook    ApplyHook
+	counter uint32 // commands applied in that term (see rollover.go)
+	// used mirrors term<<32 | counter for readers without the lock (the
+	// leader's rollover gate).
+	used atomic.Uint64
+	// firstCounter is the counter a term starts from: 0, except in tests
+	// that start every term near the limit (Config.counterBase).
+	firstCounter uint32
+	// exhaustedTerm is the last term whose counter ran out here, so that
+	// it is logged once; log receives that line (nil discards it).
+	exhaustedTerm uint64
+	log           *slog.Logger
+	hook          ApplyHook
 	// lastSnap is the last snapshot taken or loaded (lastsnap.go).
 	lastSnap lastSnapshot
 	// timeline records the ensemble's events (timeline.go).
@@ -97,13 +108,25 @@ func newFSM(cfg datatree.Config, hook ApplyHook, self int64) *fsm {
 	}
 }
 
-// nextZxid advances the zxid for a command committed in term.
-func (f *fsm) nextZxid(term uint64) int64 {
+// nextZxid advances the zxid for a command committed in term. It reports
+// false, and changes nothing, when term's counter is used up: the zxid
+// would wrap (see rollover.go).
+func (f *fsm) nextZxid(term uint64) (int64, bool) {
 	if term != f.term {
-		f.term, f.counter = term, 0
+		f.setCounter(term, f.firstCounter)
 	}
-	f.counter++
-	return int64(term)<<32 | int64(f.counter)
+	if f.counter >= maxCounter {
+		return 0, false
+	}
+	f.setCounter(term, f.counter+1)
+	return int64(term)<<32 | int64(f.counter), true
+}
+
+// setCounter sets the term and counter zxids continue from; the caller
+// holds mu or owns the FSM.
+func (f *fsm) setCounter(term uint64, counter uint32) {
+	f.term, f.counter = term, counter
+	f.used.Store(term<<32 | uint64(counter))
 }
 
 // Apply implements raft.FSM; Raft calls ApplyBatch instead, this is for
@@ -131,9 +154,17 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		}
 		cmd, wt, mine := f.command(l)
 		a := f.apply(l.Term, cmd)
+		if a == nil { // the term's zxids are used up: nothing applied
+			f.noteExhausted(l)
+			resp[i] = ErrTermExhausted
+			if mine {
+				done = append(done, delivery{wt, outcome{err: ErrTermExhausted}})
+			}
+			continue
+		}
 		resp[i] = a
 		if mine {
-			done = append(done, delivery{wt, a})
+			done = append(done, delivery{wt, outcome{applied: a}})
 		}
 		if tracing {
 			traced = append(traced, appliedZxid{at: position{l.Index, l.Term}, zxid: a.Zxid, seq: f.ownSeq(cmd)})
@@ -155,7 +186,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 		}
 	}
 	for _, d := range done {
-		d.wt.send(outcome{applied: d.a})
+		d.wt.send(d.o)
 	}
 	f.applied.notify()
 	return resp
@@ -169,10 +200,10 @@ func (f *fsm) ownSeq(cmd *Command) uint64 {
 	return 0
 }
 
-// delivery is an applied proposal whose waiter is told after the lock.
+// delivery is a proposal's outcome, told its waiter after the lock.
 type delivery struct {
 	wt waiter
-	a  *Applied
+	o  outcome
 }
 
 // command returns the entry's command: the proposal itself when this server
@@ -190,9 +221,14 @@ func (f *fsm) command(l *raft.Log) (*Command, waiter, bool) {
 	return cmd, waiter{}, false
 }
 
-// apply applies one command; the caller holds mu.
+// apply applies one command; the caller holds mu. It returns nil, having
+// changed nothing, when term has no zxid left for it.
 func (f *fsm) apply(term uint64, cmd *Command) *Applied {
-	a := &Applied{Zxid: f.nextZxid(term), Command: cmd}
+	zxid, ok := f.nextZxid(term)
+	if !ok {
+		return nil
+	}
+	a := &Applied{Zxid: zxid, Command: cmd}
 	f.st.LastZxid = a.Zxid
 	a.Result = f.applyCommand(a.Zxid, cmd)
 	if f.hook != nil {

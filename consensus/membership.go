@@ -156,6 +156,9 @@ func (n *Node) reconfigureOnce(ctx context.Context, cmd *Command) (int64, error)
 // reconfigureHere runs a membership change on the leader: Raft's
 // configuration first, then the config entry.
 func (n *Node) reconfigureHere(cmd *Command) (int64, error) {
+	if err := n.admit(); err != nil {
+		return 0, err
+	}
 	if err := n.changeMembership(cmd.Members); err != nil {
 		if errors.Is(err, ErrNotLeader) || errors.Is(err, ErrShutdown) {
 			return 0, err

@@ -102,6 +102,10 @@ type Config struct {
 	// leaseTimeout overrides an ensemble's leader lease (see leaseTimeout)
 	// when positive; for tests.
 	leaseTimeout time.Duration
+	// counterBase starts every term's zxid counter there instead of at 0,
+	// so that tests reach the rollover (rollover.go) in a few writes.
+	// Every member must have the same.
+	counterBase uint32
 }
 
 // Node is one replica: a Raft instance and the FSM it drives.
@@ -148,6 +152,9 @@ type Node struct {
 	leaderNote leaderNote
 	// status gathers the other members' figures for views (status.go).
 	status peerStatus
+	// rolledOver is the last term whose zxid counter made this node
+	// start a new term (rollover.go).
+	rolledOver atomic.Uint64
 	// restoreMu runs one user restore at a time.
 	restoreMu sync.Mutex
 	closeOnce sync.Once
@@ -190,6 +197,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.fsm.onMembers = n.setPeers
 	n.fsm.onRestore = cfg.OnRestore
+	n.fsm.firstCounter, n.fsm.log = cfg.counterBase, cfg.Logger
 	if st.overlap != nil {
 		n.fsm.durable = st.overlap.waitDurable
 	}
@@ -463,11 +471,13 @@ func (p *Future) Wait() (*Applied, error) {
 		}
 		now := time.Now()
 		p.waiters.proposalLatency.ObserveAt(now.Sub(time.Unix(0, p.proposed)).Milliseconds(), now)
-		a, ok := p.raftFut.Response().(*Applied)
-		if !ok {
-			return nil, ErrShutdown // not applied: the node closed first
+		switch r := p.raftFut.Response().(type) {
+		case *Applied:
+			return r, nil
+		case error:
+			return nil, r // committed but not applied (ErrTermExhausted)
 		}
-		return a, nil
+		return nil, ErrShutdown // not applied: the node closed first
 	}
 	o := <-p.ch
 	return o.applied, o.err
@@ -481,6 +491,18 @@ func (n *Node) ProposeAsync(cmd *Command) *Future {
 		return &Future{err: err}
 	}
 	lead := n.fwdCli == nil || n.raft.State() == raft.Leader
+	if lead && n.admit() != nil {
+		// Starting a new term (rollover.go): in an ensemble the proposal
+		// is forwarded like a follower's, held until the next leader
+		// takes it; a standalone node waits for its own new term.
+		if n.fwdCli == nil {
+			if err := n.awaitNewTerm(); err != nil {
+				return &Future{err: err}
+			}
+		} else {
+			lead = false
+		}
+	}
 	seq, ch, ok := n.fsm.waiters.register(cmd, !lead)
 	if !ok {
 		return &Future{err: ErrShutdown} // halted: see Halt

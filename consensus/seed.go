@@ -73,7 +73,7 @@ func Seed(s Storage, serverID int64, peers []Peer, st State) (err error) {
 func writeSeedSnapshot(snaps raft.SnapshotStore, serverID int64, peers []Peer, st State, term uint64) error {
 	f := newFSM(datatree.Config{}, nil, 0)
 	f.st = st
-	f.term, f.counter = uint64(st.LastZxid)>>32, uint32(st.LastZxid)
+	f.setCounter(uint64(st.LastZxid)>>32, uint32(st.LastZxid))
 	snap, err := f.Snapshot()
 	if err != nil {
 		return err

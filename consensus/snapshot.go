@@ -101,7 +101,7 @@ func (f *fsm) Restore(rc io.ReadCloser) error {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.term, f.counter = rs.term, rs.counter
+	f.setCounter(rs.term, rs.counter)
 	f.st = rs.st
 	f.lastSnap.note(rs.st.LastZxid)
 	f.timeline.add(TimelineEvent{Kind: TimelineSnapshotInstalled, Term: f.term, Zxid: rs.st.LastZxid})
