@@ -21,7 +21,7 @@ const (
 	fwdPropose      int32 = 1  // follower → leader: seq, command bytes
 	fwdTouch        int32 = 2  // follower → leader: session ids seen alive
 	fwdSync         int32 = 3  // follower → leader: seq
-	fwdReconfig     int32 = 4  // follower → leader: seq, KindConfig command
+	fwdReconfig     int32 = 4  // follower → leader: seq, KindConfig command, base config version
 	fwdRemoved      int32 = 5  // leader → removed server: index of the entry that removed it
 	fwdStatus       int32 = 6  // follower → leader, only when asked: id, figures (status.go)
 	fwdResult       int32 = 11 // leader → follower: seq, result code
@@ -40,6 +40,11 @@ const (
 	// them elsewhere (see forwardhold.go). Older servers never send it; to
 	// them it is a failure like fwdNotLeader.
 	fwdRefused int32 = 3
+	// Outcomes of fwdReconfigDone only: another membership change is
+	// running (ErrReconfigInProgress), the membership was computed from a
+	// replaced configuration (ErrConfigChanged).
+	fwdInProgress int32 = 4
+	fwdStale      int32 = 5
 )
 
 const fwdMaxFrame = 64 << 20
@@ -178,8 +183,12 @@ func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 			}
 		case fwdReconfig:
 			seq, cmd := uint64(d.Long()), d.Buffer()
+			base := int64(-1) // older followers send no base
+			if d.Remaining() >= 8 {
+				base = d.Long()
+			}
 			done := make(chan reconfigOutcome, 1)
-			go func() { done <- reconfigCode(fs.n, cmd) }()
+			go func() { done <- reconfigCode(fs.n, cmd, base) }()
 			replies <- fwdReply{seq: seq, reconfig: done}
 		case fwdRemoved:
 			fs.n.noteRemovedAt(uint64(d.Long()))
@@ -261,8 +270,8 @@ func resultCode(r fwdReply) int32 {
 }
 
 // reconfigCode runs a follower's membership change (an encoded KindConfig
-// command) on this leader.
-func reconfigCode(n *Node, data []byte) reconfigOutcome {
+// command computed from configuration version base) on this leader.
+func reconfigCode(n *Node, data []byte, base int64) reconfigOutcome {
 	cmd, err := DecodeCommand(data)
 	if err != nil || cmd.Kind != KindConfig {
 		return reconfigOutcome{code: fwdFailed}
@@ -270,12 +279,16 @@ func reconfigCode(n *Node, data []byte) reconfigOutcome {
 	if n.raft.State() != raft.Leader {
 		return reconfigOutcome{code: fwdNotLeader}
 	}
-	zxid, err := n.reconfigureHere(cmd)
+	zxid, err := n.reconfigureHere(cmd, base)
 	switch {
 	case err == nil:
 		return reconfigOutcome{code: fwdOK, zxid: zxid}
 	case errors.Is(err, ErrNotLeader):
 		return reconfigOutcome{code: fwdNotLeader}
+	case errors.Is(err, ErrReconfigInProgress):
+		return reconfigOutcome{code: fwdInProgress}
+	case errors.Is(err, ErrConfigChanged):
+		return reconfigOutcome{code: fwdStale}
 	}
 	return reconfigOutcome{code: fwdFailed}
 }
@@ -488,14 +501,16 @@ func (c *forwardClient) leaderIndex() (<-chan syncResult, error) {
 var ErrReconfigFailed = errors.New("consensus: membership change failed")
 
 // reconfig asks the leader to run a membership change (a KindConfig
-// command) and waits for the zxid of its config entry.
-func (c *forwardClient) reconfig(ctx context.Context, cmd *Command) (int64, error) {
+// command computed from configuration version base) and waits for the
+// zxid of its config entry.
+func (c *forwardClient) reconfig(ctx context.Context, cmd *Command, base int64) (int64, error) {
 	ch := make(chan reconfigResult, 1)
 	seq := c.nextSeq()
 	var e wire.Encoder
 	e.Int(fwdReconfig)
 	e.Long(int64(seq))
 	e.Buffer(encodeCommand(cmd))
+	e.Long(base)
 	if err := c.send(e.Bytes(), func() { c.reconfigs[seq] = ch }); err != nil {
 		return 0, err
 	}
@@ -563,6 +578,10 @@ func (c *forwardClient) dispatch(nc net.Conn, d *wire.Decoder) {
 				ch <- reconfigResult{zxid: zxid}
 			case fwdNotLeader:
 				ch <- reconfigResult{err: ErrNotLeader}
+			case fwdInProgress:
+				ch <- reconfigResult{err: ErrReconfigInProgress}
+			case fwdStale:
+				ch <- reconfigResult{err: ErrConfigChanged}
 			default:
 				ch <- reconfigResult{err: ErrReconfigFailed}
 			}

@@ -100,6 +100,25 @@ func (n *Node) setPeers(members []Peer) {
 // the ensemble's entries, so it cannot show the result.
 var ErrRemoved = errors.New("consensus: this server is not a member of the new configuration")
 
+// ErrReconfigInProgress is returned when the leader is already making
+// another membership change: as ZooKeeper (RECONFIGINPROGRESS), zkraft
+// runs one at a time and refuses the others rather than queueing them.
+var ErrReconfigInProgress = errors.New("consensus: another membership change is in progress")
+
+// ErrConfigChanged is returned when the membership asked for was computed
+// from a configuration version that the ensemble has since replaced (a
+// concurrent reconfig): the caller computes it again from Membership.
+var ErrConfigChanged = errors.New("consensus: the membership changed since the new one was computed")
+
+// Membership returns the current members with the version of the
+// configuration they come from (0: the zoo.cfg's), read together, so a
+// membership computed from them can be checked against the ensemble's.
+func (n *Node) Membership() ([]Peer, int64) {
+	n.fsm.mu.RLock()
+	defer n.fsm.mu.RUnlock()
+	return n.Peers(), n.fsm.configVersion
+}
+
 // Reconfigure makes the ensemble's membership members, as ZooKeeper's
 // reconfig does, and returns the zxid of its config entry: the leader makes
 // Raft's configuration match members one change at a time (Raft's
@@ -111,11 +130,18 @@ var ErrRemoved = errors.New("consensus: this server is not a member of the new c
 // then removes it and records the change; the old leader stays up, out of
 // the ensemble, until a reconfig adds it back.
 //
+// base is the configuration version members was computed from (see
+// Membership), or -1 to replace whatever membership there is. The leader
+// runs one change at a time and checks base under that exclusion, so two
+// changes computed from the same view (two servers joining at once) can
+// never undo each other: the later one gets ErrConfigChanged, or
+// ErrReconfigInProgress while the first is still running.
+//
 // Reconfigure returns once this node has applied the config entry, or with
 // ErrRemoved (and the zxid) once the change is made when members leave
 // this node out. ErrReconfigFailed means a change was refused (for
 // example, a new member never caught up).
-func (n *Node) Reconfigure(ctx context.Context, members []Peer, mtime int64) (int64, error) {
+func (n *Node) Reconfigure(ctx context.Context, members []Peer, base, mtime int64) (int64, error) {
 	if n.stores.window != nil {
 		// Its log forgets applied entries and it keeps no snapshot, so a
 		// new member could never catch up.
@@ -123,7 +149,7 @@ func (n *Node) Reconfigure(ctx context.Context, members []Peer, mtime int64) (in
 	}
 	cmd := &Command{Kind: KindConfig, Members: members, Time: mtime}
 	for {
-		zxid, err := n.reconfigureOnce(ctx, cmd)
+		zxid, err := n.reconfigureOnce(ctx, cmd, base)
 		switch {
 		case err == nil && !isMember(members, n.self):
 			return zxid, ErrRemoved
@@ -146,17 +172,24 @@ func (n *Node) Reconfigure(ctx context.Context, members []Peer, mtime int64) (in
 // attempts.
 const reconfigRetry = 20 * time.Millisecond
 
-func (n *Node) reconfigureOnce(ctx context.Context, cmd *Command) (int64, error) {
+func (n *Node) reconfigureOnce(ctx context.Context, cmd *Command, base int64) (int64, error) {
 	if n.fwdCli != nil && n.raft.State() != raft.Leader {
-		return n.fwdCli.reconfig(ctx, cmd)
+		return n.fwdCli.reconfig(ctx, cmd, base)
 	}
-	return n.reconfigureHere(cmd)
+	return n.reconfigureHere(cmd, base)
 }
 
-// reconfigureHere runs a membership change on the leader: Raft's
-// configuration first, then the config entry.
-func (n *Node) reconfigureHere(cmd *Command) (int64, error) {
+// reconfigureHere runs a membership change on the leader, one at a time:
+// Raft's configuration first, then the config entry.
+func (n *Node) reconfigureHere(cmd *Command, base int64) (int64, error) {
+	if !n.reconfigMu.TryLock() {
+		return 0, ErrReconfigInProgress
+	}
+	defer n.reconfigMu.Unlock()
 	if err := n.admit(); err != nil {
+		return 0, err
+	}
+	if err := n.checkBase(base); err != nil {
 		return 0, err
 	}
 	if err := n.changeMembership(cmd.Members); err != nil {
@@ -170,6 +203,23 @@ func (n *Node) reconfigureHere(cmd *Command) (int64, error) {
 		return 0, mapRaftError(err)
 	}
 	return f.Response().(*Applied).Zxid, nil
+}
+
+// checkBase makes sure the membership being installed was computed from
+// the configuration in force (base -1 checks nothing). The barrier makes
+// this leader apply every committed entry first: a leader new in its term
+// may not have applied its predecessor's last config entry yet.
+func (n *Node) checkBase(base int64) error {
+	if base < 0 {
+		return nil
+	}
+	if err := n.raft.Barrier(0).Error(); err != nil {
+		return mapRaftError(err)
+	}
+	if n.ConfigVersion() != base {
+		return ErrConfigChanged
+	}
+	return nil
 }
 
 func isMember(members []Peer, id raft.ServerID) bool {

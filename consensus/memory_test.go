@@ -47,6 +47,6 @@ func TestStandaloneInMemoryLogStaysBounded(t *testing.T) {
 	// Raft takes no snapshot on its own here; one on request still works
 	// and compacts what is left.
 	require.NoError(t, n.Snapshot())
-	_, err = n.Reconfigure(ctx, []Peer{{ID: 1}, {ID: 2, RaftAddr: "127.0.0.1:1"}}, 0)
+	_, err = n.Reconfigure(ctx, []Peer{{ID: 1}, {ID: 2, RaftAddr: "127.0.0.1:1"}}, -1, 0)
 	require.ErrorIs(t, err, ErrStandaloneInMemory)
 }

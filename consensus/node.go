@@ -120,8 +120,11 @@ type Node struct {
 	self      raft.ServerID
 	peersMu   sync.Mutex
 	peers     map[raft.ServerID]Peer
-	fwdSrv    *forwardServer
-	fwdCli    *forwardClient
+	// reconfigMu is held by the leader while it makes a membership
+	// change (membership.go): one at a time, as in ZooKeeper.
+	reconfigMu sync.Mutex
+	fwdSrv     *forwardServer
+	fwdCli     *forwardClient
 	// trace records the messages this server sends, while watched
 	// (msgtrace.go); nil when standalone.
 	trace   *tracer

@@ -2,9 +2,11 @@ package integration
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -105,27 +107,10 @@ func TestReconfig_NewServerJoins(t *testing.T) {
 	_, err := admin.Create("/before-join", []byte("x"), 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 
-	// As with ZooKeeper, the newcomer's zoo.cfg lists the ensemble and itself.
-	line4 := fmt.Sprintf("127.0.0.1:%d:%d", FreePort(t), FreePort(t))
-	cfg4 := c.cfgs[0]
-	cfg4.ServerID = 4
-	cfg4.DataDir = t.TempDir()
-	cfg4.Servers = map[int64]string{4: line4}
-	for id, l := range c.cfgs[0].Servers {
-		cfg4.Servers[id] = l
-	}
-	s4, err := server.New(cfg4, server.WithNetwork(c.Net.For(3)))
+	s4, line4 := startJoiner(t, c, 4)
+	_, err = admin.IncrementalReconfig([]string{line4}, nil, -1)
 	require.NoError(t, err)
-	require.NoError(t, s4.Start(context.Background()))
-	t.Cleanup(func() { s4.Close() })
-
-	_, err = admin.IncrementalReconfig([]string{"server.4=" + line4 + ";" + s4.Addr()}, nil, -1)
-	require.NoError(t, err)
-	deadline := time.Now().Add(20 * time.Second)
-	for s4.Role() != "follower" && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond) // poll interval of the condition
-	}
-	require.Equal(t, "follower", s4.Role())
+	waitRole(t, s4, "follower")
 	newcomer, _ := connectTo(t, []string{s4.Addr()})
 	_, err = newcomer.Sync("/")
 	require.NoError(t, err)
@@ -135,6 +120,80 @@ func TestReconfig_NewServerJoins(t *testing.T) {
 	_, err = newcomer.Create("/via-newcomer", nil, 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
 	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t4\n")
+}
+
+// startJoiner starts server id, not yet a member: as with ZooKeeper, its
+// zoo.cfg lists the ensemble and itself. It returns the server and the
+// joining line a reconfig adds it with (server.N=...;clientAddr).
+func startJoiner(t *testing.T, c *Cluster, id int64) (*server.Server, string) {
+	t.Helper()
+	line := fmt.Sprintf("127.0.0.1:%d:%d", FreePort(t), FreePort(t))
+	cfg := c.cfgs[0]
+	cfg.ServerID = id
+	cfg.DataDir = t.TempDir()
+	cfg.Servers = map[int64]string{id: line}
+	for i, l := range c.cfgs[0].Servers {
+		cfg.Servers[i] = l
+	}
+	s, err := server.New(cfg, server.WithNetwork(c.Net.For(int(id-1))))
+	require.NoError(t, err)
+	require.NoError(t, s.Start(context.Background()))
+	t.Cleanup(func() { s.Close() })
+	return s, serverKey(id) + "=" + line + ";" + s.Addr()
+}
+
+// waitRole waits until s has role.
+func waitRole(t *testing.T, s *server.Server, role string) {
+	t.Helper()
+	require.Eventually(t, func() bool { return s.Role() == role }, 20*time.Second, 10*time.Millisecond)
+}
+
+// TestReconfig_ConcurrentJoinsBothStay: two servers join at once, each
+// through a different follower (as zkserver container's joiners do when a
+// StatefulSet scales up in parallel). Each reconfig is computed from its
+// follower's view of the membership; neither may undo the other. As in
+// ZooKeeper, a reconfig made while another runs may be refused with
+// RECONFIGINPROGRESS (code -14), and its caller tries again.
+func TestReconfig_ConcurrentJoinsBothStay(t *testing.T) {
+	c := startReconfigCluster(t)
+	leader := c.Leader()
+	s4, line4 := startJoiner(t, c, 4)
+	s5, line5 := startJoiner(t, c, 5)
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	start := make(chan struct{})
+	for i, line := range []string{line4, line5} {
+		admin, _ := c.Connect(t, c.Servers[(leader+1+i)%3].Addr())
+		require.NoError(t, admin.AddAuth("digest", []byte("super:test")))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[i] = joinRetrying(admin, line)
+		}()
+	}
+	close(start) // both at once
+	wg.Wait()
+	require.NoError(t, errors.Join(errs...))
+	waitRole(t, s4, "follower")
+	waitRole(t, s5, "follower")
+	for i := range c.Servers {
+		data, _ := configOf(t, c, i)
+		require.Equal(t, 5, strings.Count(string(data), "server."), "server %d: %s", i+1, data)
+	}
+	require.Contains(t, fourLetterWord(t, c.Servers[c.Leader()].Addr(), "mntr"), "zk_quorum_size\t5\n")
+}
+
+// joinRetrying adds line, again while another reconfig is in progress.
+func joinRetrying(admin *zk.Conn, line string) error {
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		_, err := admin.IncrementalReconfig([]string{line}, nil, -1)
+		if err == nil || !strings.Contains(err.Error(), "-14") || time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(20 * time.Millisecond) // back-off before retrying the refused reconfig
+	}
 }
 
 // TestReconfig_RemoveTheLeaderAndAddItBack walks through docs/zab-and-raft.md's

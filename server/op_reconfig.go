@@ -28,15 +28,11 @@ func handleReconfig(c *conn, xid int32, req wire.Record) *pending {
 // incremental (joining/leaving) or a full new member list, guarded by
 // reconfigEnabled, WRITE on /zookeeper/config and curConfigId.
 func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply {
-	members, err := s.checkReconfig(c, req)
-	if err != nil {
-		// A refused reconfig still takes a zxid, as ZooKeeper's error txn.
-		return s.logFailure(xid, wire.CodeOf(err))
-	}
 	ctx, cancel := context.WithTimeout(s.life, reconfigTimeout)
 	defer cancel()
 	now := s.nowMillis()
-	zxid, err := s.node.Reconfigure(ctx, members, now)
+	members, zxid, err := s.reconfigure(ctx, c, req, now)
+	var code wire.Code
 	removed := errors.Is(err, consensus.ErrRemoved)
 	switch {
 	case removed:
@@ -45,6 +41,12 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 		s.log.Info("reconfig applied: this server left the ensemble", "zxid", sessionHex(zxid), "members", len(members))
 	case errors.Is(err, consensus.ErrShutdown):
 		return lostReply()
+	case errors.As(err, &code):
+		// A refused reconfig still takes a zxid, as ZooKeeper's error txn.
+		return s.logFailure(xid, code)
+	case errors.Is(err, consensus.ErrReconfigInProgress):
+		s.log.Info("reconfig refused: another one is in progress")
+		return s.logFailure(xid, wire.CodeReconfigInProgress)
 	case err != nil:
 		s.log.Warn("reconfig failed", "err", err)
 		return s.logFailure(xid, wire.CodeNewConfigNoQuorum)
@@ -61,6 +63,28 @@ func (s *Server) reconfig(c *conn, xid int32, req *wire.ReconfigRequest) *reply 
 	return &reply{hdr: wire.ReplyHeader{Xid: xid, Zxid: zxid}, body: &wire.GetDataResponse{Data: data, Stat: stat}}
 }
 
+// reconfigure checks req, computes the membership it asks for and makes
+// it. An incremental change is computed from this server's view of the
+// membership; when another change replaced that view meanwhile (two
+// servers joining at once through different members), this server catches
+// up and computes it again, so neither change undoes the other. Errors
+// that are wire codes are ZooKeeper's answers.
+func (s *Server) reconfigure(ctx context.Context, c *conn, req *wire.ReconfigRequest, now int64) ([]consensus.Peer, int64, error) {
+	for {
+		members, base, err := s.checkReconfig(c, req)
+		if err != nil {
+			return nil, 0, err
+		}
+		zxid, err := s.node.Reconfigure(ctx, members, base, now)
+		if !errors.Is(err, consensus.ErrConfigChanged) {
+			return members, zxid, err
+		}
+		if err := s.node.Sync(ctx); err != nil {
+			return nil, 0, err
+		}
+	}
+}
+
 // logFailure logs a refused write as an error entry and answers with code.
 func (s *Server) logFailure(xid int32, code wire.Code) *reply {
 	a, err := s.node.Propose(s.life, &consensus.Command{Kind: consensus.KindError, Code: code})
@@ -72,39 +96,46 @@ func (s *Server) logFailure(xid int32, code wire.Code) *reply {
 }
 
 // checkReconfig applies ZooKeeper 3.8's checks (PrepRequestProcessor) in
-// its order and returns the new membership: reconfigEnabled, an ensemble,
-// curConfigId (BADVERSION), the new membership (BADARGUMENTS, or
-// MARSHALLINGERROR where ZooKeeper fails to parse a number), enough voters,
-// and only then WRITE on /zookeeper/config (NOAUTH). So a client without
-// that permission learns of a malformed request or a stale version first.
+// its order and returns the new membership with the configuration version
+// the leader must still have for it to apply (-1: any): reconfigEnabled,
+// an ensemble, curConfigId (BADVERSION), the new membership
+// (BADARGUMENTS, or MARSHALLINGERROR where ZooKeeper fails to parse a
+// number), enough voters, and only then WRITE on /zookeeper/config
+// (NOAUTH). So a client without that permission learns of a malformed
+// request or a stale version first.
 //
 // ZooKeeper also checks, before the ACL, that a quorum of the new
 // membership is connected and synced (NEWCONFIGNOQUORUM); zkraft learns
 // that only by making the change, which it does after the ACL check.
-func (s *Server) checkReconfig(c *conn, req *wire.ReconfigRequest) ([]consensus.Peer, error) {
+func (s *Server) checkReconfig(c *conn, req *wire.ReconfigRequest) ([]consensus.Peer, int64, error) {
 	if !s.cfg.ReconfigEnabled {
-		return nil, wire.CodeReconfigDisabled
+		return nil, 0, wire.CodeReconfigDisabled
 	}
 	if !s.cfg.ensemble() {
-		return nil, wire.CodeUnimplemented
+		return nil, 0, wire.CodeUnimplemented
 	}
-	if req.CurConfigID != -1 && req.CurConfigID != s.node.ConfigVersion() {
-		return nil, wire.CodeBadVersion
+	current, version := s.node.Membership()
+	if req.CurConfigID != -1 && req.CurConfigID != version {
+		return nil, 0, wire.CodeBadVersion
 	}
-	members, err := newMembership(s.node.Peers(), req)
+	members, err := newMembership(current, req)
 	if err == nil {
 		err = s.checkVoters(members)
 	}
 	if err != nil {
 		s.log.Info("reconfig refused", "err", err)
-		return nil, err
+		return nil, 0, err
 	}
 	var aclErr error
 	s.node.Read(func(st *consensus.State) { aclErr = st.Tree.CheckACL("/zookeeper/config", wire.PermWrite, c.authIDs()) })
 	if aclErr != nil {
-		return nil, aclErr
+		return nil, 0, aclErr
 	}
-	return members, nil
+	base := version // an incremental change is relative to it
+	if req.NonIncremental() && req.CurConfigID == -1 {
+		base = -1
+	}
+	return members, base, nil
 }
 
 // checkVoters refuses a membership with too few voters: two with
