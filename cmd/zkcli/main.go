@@ -169,17 +169,17 @@ func (c *client) connect() error {
 		}
 	}
 	c.conn = conn
-	if err := c.addAuths(); err != nil {
+	if err := c.addAuths(conn); err != nil {
 		conn.Close()
 		return err
 	}
 	return nil
 }
 
-// addAuths adds the -auth credentials to the session.
-func (c *client) addAuths() error {
+// addAuths adds the -auth credentials to conn's session.
+func (c *client) addAuths(conn *zk.Conn) error {
 	for _, a := range c.auths {
-		if err := c.conn.AddAuth(a.scheme, a.auth); err != nil {
+		if err := conn.AddAuth(a.scheme, a.auth); err != nil {
 			return fmt.Errorf("addauth %s: %v", a.scheme, err)
 		}
 	}

@@ -44,6 +44,9 @@ type link struct {
 	// Java's client, and prints nothing more.
 	sasl       *saslLogin
 	authFailed atomic.Bool
+	// credsAdded, when the first try did not connect, is closed once the
+	// -auth credentials went with the session (authWhenConnected).
+	credsAdded chan struct{}
 }
 
 // state returns the client's session state (a fresh one in one-shot mode,
@@ -121,9 +124,50 @@ func (c *client) dial(server string) error {
 	l.sasl = c.tap.sasl
 	close(l.ready)
 	if !firstTry(events, l.sasl.failedCh(), c.timeout) {
+		// go-zookeeper goes on trying: the credentials follow the session.
+		l.credsAdded = make(chan struct{})
+		go c.authWhenConnected(l, events)
 		return nil
 	}
-	return c.addAuths()
+	return c.addAuths(conn)
+}
+
+// authWhenConnected adds the -auth credentials to l's connection once it
+// has a session, if it ever does; go-zookeeper then sends them again
+// after each reconnection itself. A failure prints between prompts, as a
+// watcher's event does.
+func (c *client) authWhenConnected(l *link, events <-chan zk.Event) {
+	defer close(l.credsAdded)
+	if len(c.auths) == 0 {
+		return
+	}
+	for ev := range events {
+		if l.gone.Load() || l.authFailed.Load() {
+			return
+		}
+		if ev.State == zk.StateHasSession {
+			if err := c.addAuths(l.conn); err != nil && !l.gone.Load() {
+				c.sess.con.event(err.Error() + "\n")
+			}
+			return
+		}
+	}
+}
+
+// awaitCreds holds a command typed just after a late connection until its
+// -auth credentials are added, so the command runs with them.
+func (c *client) awaitCreds() {
+	if c.sess == nil || c.sess.link == nil {
+		return
+	}
+	l := c.sess.link
+	if l.credsAdded == nil || l.conn.State() != zk.StateHasSession {
+		return
+	}
+	select {
+	case <-l.credsAdded:
+	case <-time.After(c.timeout):
+	}
 }
 
 // saslFailed reports whether l's SASL login failed, and the first time

@@ -129,6 +129,7 @@ func (c *client) execute(words []string) int {
 		fmt.Fprintln(c.out, "Not connected")
 		return 0
 	}
+	c.awaitCreds()
 	o, err := parseOptions(cmd, words)
 	if err == nil {
 		err = cmd.run(c, o)
