@@ -114,7 +114,10 @@ func (l *Lab) SetLink(a, b int64, delay time.Duration, loss float64) error {
 	if i == j {
 		return ErrNoServer
 	}
-	return l.net.SetLink(i, j, faultnet.LinkFault{Delay: delay, Loss: loss})
+	if err := l.net.SetLink(i, j, faultnet.LinkFault{Delay: delay, Loss: loss}); err != nil {
+		return ErrBadLink // the only error SetLink returns
+	}
+	return nil
 }
 
 // LabStatus describes the servers, the slowed links and the load.

@@ -27,6 +27,7 @@ var (
 	ErrStopped   = errors.New("lab: the server is not running")
 	ErrLoadOn    = errors.New("lab: a write load is running (stop it first)")
 	ErrNoClients = fmt.Errorf("%w: clients must be 1 to 64", console.ErrBadRequest)
+	ErrBadLink   = fmt.Errorf("%w: delay must be 0 or more and loss 0 or more, below 1", console.ErrBadRequest)
 )
 
 // Options configure Start.
