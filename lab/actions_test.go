@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -32,12 +31,8 @@ func labStatus(t *testing.T, base string) console.LabStatus {
 // cleared; a killed leader is replaced and, restarted, follows again in
 // step.
 func TestLinkKillRestartAndLoadThroughConsole(t *testing.T) {
-	l, err := Start(context.Background(), Options{N: 3, Interval: 100 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(l.Close)
+	l, leader := startLab(t)
 	urls := l.ConsoleURLs()
-	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
-	leader := leaderOf(l)
 	follower := leader%3 + 1
 	other := 6 - leader - follower
 	via := urls[other-1] // a console that stays up throughout

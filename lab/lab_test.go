@@ -80,6 +80,17 @@ func post(t *testing.T, url, auth, body string) int {
 	return resp.StatusCode
 }
 
+// startLab starts a three-server lab, stopped when the test ends, and
+// returns it with its first leader's id.
+func startLab(t *testing.T) (*Lab, int64) {
+	t.Helper()
+	l, err := Start(context.Background(), Options{N: 3, Interval: 100 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(l.Close)
+	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
+	return l, leaderOf(l)
+}
+
 func leaderOf(l *Lab) int64 {
 	for id := int64(1); id <= 3; id++ {
 		if s := l.Server(id); s != nil && s.Role() == "leader" {
@@ -94,12 +105,8 @@ func leaderOf(l *Lab) int64 {
 // consoles' JSON snapshots the follower stop following and fall behind
 // the leader's log; after the heal route, it follows again with no lag.
 func TestPartitionThroughConsole(t *testing.T) {
-	l, err := Start(context.Background(), Options{N: 3, Interval: 100 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(l.Close)
+	l, leader := startLab(t)
 	urls := l.ConsoleURLs()
-	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
-	leader := leaderOf(l)
 	follower := leader%3 + 1
 	lurl, furl := urls[leader-1], urls[follower-1]
 	require.Eventually(t, func() bool { return lagOf(lurl, follower) == 0 }, 10*time.Second, 20*time.Millisecond)
