@@ -1,7 +1,9 @@
 // Package admin is zkraft's HTTP AdminServer: ZooKeeper 3.8's
 // /commands/<name> endpoints (every command and alias, with Jackson's
 // pretty JSON, key for key), ZooKeeper 3.9's authenticated snapshot and
-// restore commands, and the /ready and /live probes for Kubernetes.
+// restore commands, and the /ready and /live probes for Kubernetes, over
+// HTTP, HTTPS (admin.forceHttps) or both on one port
+// (admin.portUnification), as tls.go describes.
 //
 // It owns HTTP only. Everything it shows comes from the read-only views
 // of *server.Server (the View interface); it never takes the data tree's

@@ -1,6 +1,7 @@
 package admin
 
 import (
+	"crypto/tls"
 	"log/slog"
 	"net"
 	"net/http"
@@ -31,6 +32,10 @@ type Options struct {
 	Backups Backups
 	// Logger receives the AdminServer's lines (default: discarded).
 	Logger *slog.Logger
+	// TLS, when set, makes the AdminServer speak HTTPS (see TLSFrom);
+	// with PortUnification it speaks plain HTTP on the same port too.
+	TLS             *tls.Config
+	PortUnification bool
 	// Console serves every path the AdminServer itself does not (the
 	// commands, /ready and /live): the web console at "/" (package
 	// console; cmd/zkserver sets it unless admin.console.enabled=false).
@@ -49,6 +54,7 @@ func OptionsFrom(c server.Config) Options {
 		RateLimit:        c.AdminRateLimit(),
 		SnapshotDisabled: c.Admin.SnapshotDisabled,
 		RestoreDisabled:  c.Admin.RestoreDisabled,
+		PortUnification:  c.Admin.PortUnification && !c.Admin.ForceHTTPS,
 	}
 }
 
@@ -69,4 +75,15 @@ func (o Options) withDefaults() Options {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
 	return o
+}
+
+// scheme names what the AdminServer speaks, for its start line.
+func (o Options) scheme() string {
+	switch {
+	case o.TLS == nil:
+		return "http"
+	case o.PortUnification:
+		return "https+http"
+	}
+	return "https"
 }

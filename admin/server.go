@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"time"
@@ -27,12 +28,16 @@ func Start(v View, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %w", ErrListen, opts.Addr, err)
 	}
+	ln = secureListener(ln, opts)
 	s := &Server{
 		ln: ln,
 		http: &http.Server{
-			Handler:           newHandler(v, opts),
+			Handler:           withSTS(newHandler(v, opts)),
 			IdleTimeout:       opts.IdleTimeout,
 			ReadHeaderTimeout: opts.IdleTimeout,
+			// Failed TLS handshakes (scanners, untrusted clients) and the
+			// like, at debug level: Jetty logs them there too.
+			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),
 		},
 		done: make(chan struct{}),
 	}
@@ -45,7 +50,7 @@ func Start(v View, opts Options) (*Server, error) {
 			opts.Logger.Error("AdminServer stopped", "err", err)
 		}
 	}()
-	opts.Logger.Info("AdminServer started", "addr", s.Addr(), "commandURL", opts.CommandURL)
+	opts.Logger.Info("AdminServer started", "addr", s.Addr(), "commandURL", opts.CommandURL, "scheme", opts.scheme())
 	return s, nil
 }
 

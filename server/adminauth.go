@@ -70,7 +70,7 @@ func (s *Server) adminIDs(authorization string, peerCerts []*x509.Certificate, r
 	for len(parts) > 1 && parts[len(parts)-1] == "" {
 		parts = parts[:len(parts)-1]
 	}
-	if len(parts) > 2 || !slices.Contains(s.cfg.Security.Schemes(), parts[0]) {
+	if len(parts) > 2 || !slices.Contains(s.adminSchemes(), parts[0]) {
 		return nil, ErrAdminNotAuthenticated
 	}
 	switch parts[0] {
@@ -91,6 +91,17 @@ func (s *Server) adminIDs(authorization string, peerCerts []*x509.Certificate, r
 		return s.adminX509IDs(peerCerts)
 	}
 	return nil, ErrAdminNotAuthenticated
+}
+
+// adminSchemes are the schemes an Authorization header may name: the
+// client port's, and x509 when the AdminServer asks HTTPS clients for a
+// certificate (admin.needClientAuth).
+func (s *Server) adminSchemes() []string {
+	schemes := s.cfg.Security.Schemes()
+	if s.cfg.AdminTLS() && s.cfg.Admin.NeedClientAuth && !slices.Contains(schemes, "x509") {
+		schemes = append(schemes, "x509")
+	}
+	return schemes
 }
 
 // adminX509IDs are the ids of the client certificate, as x509IDs gives a

@@ -25,7 +25,20 @@ type AdminOptions struct {
 	// its root (admin.console.enabled=false; zkraft's own key: package
 	// console, docs/console.md).
 	ConsoleDisabled bool
+	// ForceHTTPS serves HTTPS only (admin.forceHttps); PortUnification
+	// serves HTTPS and plain HTTP on the one port (admin.portUnification).
+	// Either takes its key and trust stores from the ssl.quorum.* keys,
+	// as ZooKeeper's JettyAdminServer does; ForceHTTPS wins over
+	// PortUnification.
+	ForceHTTPS, PortUnification bool
+	// NeedClientAuth makes HTTPS clients present a certificate the quorum
+	// trust store vouches for (admin.needClientAuth); without it none is
+	// asked for. The x509 scheme of the Authorization header needs it.
+	NeedClientAuth bool
 }
+
+// AdminTLS reports whether the AdminServer speaks HTTPS.
+func (c Config) AdminTLS() bool { return c.Admin.ForceHTTPS || c.Admin.PortUnification }
 
 // AdminServer defaults (ZooKeeper's JettyAdminServer and Commands).
 const (
@@ -81,6 +94,9 @@ var adminKeyHandlers = map[string]func(c *Config, v string) error{
 	"admin.snapshot.enabled": setDisabled(func(c *Config) *bool { return &c.Admin.SnapshotDisabled }),
 	"admin.restore.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.RestoreDisabled }),
 	"admin.console.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.ConsoleDisabled }),
+	"admin.forceHttps":       setBool(func(c *Config) *bool { return &c.Admin.ForceHTTPS }),
+	"admin.portUnification":  setBool(func(c *Config) *bool { return &c.Admin.PortUnification }),
+	"admin.needClientAuth":   setBool(func(c *Config) *bool { return &c.Admin.NeedClientAuth }),
 }
 
 // setDisabled returns a handler storing the negation of an "enabled"

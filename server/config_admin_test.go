@@ -29,11 +29,21 @@ func TestParseAdminKeys(t *testing.T) {
 	require.True(t, c.Admin.ConsoleDisabled)
 	require.Zero(t, c.AdminServerPort, "0 picks a free port, as Jetty does")
 
+	require.False(t, c.AdminTLS(), "plain HTTP by default")
+
+	c, err = parseCfg("clientPort=2181\nadmin.forceHttps=true\nzookeeper.admin.portUnification=true\nadmin.needClientAuth=true\n")
+	require.NoError(t, err)
+	require.Empty(t, c.Ignored, "the HTTPS keys are implemented")
+	require.True(t, c.Admin.ForceHTTPS && c.Admin.PortUnification && c.Admin.NeedClientAuth && c.AdminTLS())
+	c, err = parseCfg("clientPort=2181\nadmin.portUnification=true\n")
+	require.NoError(t, err)
+	require.True(t, c.AdminTLS())
+
 	c, err = parseCfg("clientPort=2181\nadmin.rateLimiterIntervalInMS=0\n")
 	require.NoError(t, err)
 	require.Zero(t, c.AdminRateLimit(), "0 turns the limit off")
 
-	for _, bad := range []string{"admin.idleTimeout=0", "admin.rateLimiterIntervalInMS=-1", "admin.snapshot.enabled=yes", "admin.serverPort=70000"} {
+	for _, bad := range []string{"admin.idleTimeout=0", "admin.rateLimiterIntervalInMS=-1", "admin.snapshot.enabled=yes", "admin.serverPort=70000", "admin.forceHttps=1"} {
 		_, err := parseCfg("clientPort=2181\n" + bad + "\n")
 		require.Error(t, err, bad)
 	}

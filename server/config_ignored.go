@@ -60,7 +60,7 @@ var zkUnsupportedKeys = []string{
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
 	"enforceQuota",
-	"admin.portUnification", "admin.forceHttps", "admin.needClientAuth", "admin.httpVersion",
+	"admin.httpVersion",
 	"clientCnxnSocket", "watchManagerName", "initialConfig",
 }
 

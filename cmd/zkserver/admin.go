@@ -30,11 +30,30 @@ func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog
 	if !cfg.Admin.ConsoleDisabled {
 		opts.Console = console.New(srv, console.Options{Logger: log})
 	}
+	tlsCfg, closeTLS, err := admin.TLSFrom(cfg, log)
+	if err != nil {
+		// As ZooKeeper's peers: no AdminServer rather than a plain one.
+		log.Warn("AdminServer not started; the server runs without it (fix the ssl.quorum.* stores, or turn admin.forceHttps and admin.portUnification off)",
+			"addr", opts.Addr, "err", err)
+		return func() {}
+	}
+	opts.TLS = tlsCfg
 	a, err := admin.Start(srv, opts)
 	if err != nil {
 		log.Warn("AdminServer not started; the server runs without it (set admin.serverPort to a free port, or admin.enableServer=false)",
 			"addr", opts.Addr, "err", err)
+		closeStores(closeTLS)
 		return func() {}
 	}
-	return func() { a.Close() }
+	return func() {
+		a.Close()
+		closeStores(closeTLS)
+	}
+}
+
+// closeStores stops reloading the AdminServer's TLS stores, if it has any.
+func closeStores(close func()) {
+	if close != nil {
+		close()
+	}
 }

@@ -1,15 +1,20 @@
 package main
 
 import (
+	"crypto/x509/pkix"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testpki"
 )
 
 // TestContainerRunsAnotherCommand: as the official entrypoint's exec "$@",
@@ -40,6 +45,31 @@ func TestHealthcheckWithoutAdminServer(t *testing.T) {
 	out, err := exec.Command(bin, "healthcheck", cfg).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	require.Equal(t, "Mode: standalone\n", string(out))
+
+	p.kill(t)
+	out, err = exec.Command(bin, "healthcheck", cfg).CombinedOutput()
+	require.Error(t, err, "a stopped server is not healthy: %s", out)
+}
+
+// TestHealthcheckOverHTTPS: with admin.forceHttps and admin.needClientAuth
+// the check reaches /ready over HTTPS, trusting the ssl.quorum.* trust
+// store and presenting the key store's certificate; it fails once the
+// server is gone.
+func TestHealthcheckOverHTTPS(t *testing.T) {
+	bin := buildServer(t)
+	pki := testpki.New(t, "health-ca")
+	ks, ts := pki.WritePEM(t, pki.Issue(t, pkix.Name{CommonName: "zk-0"}))
+	port, adminPort := freePort(t), freePort(t)
+	cfg := writeCfg(t, fmt.Sprintf("tickTime=2000\nclientPort=%d\nclientPortAddress=127.0.0.1\n"+
+		"admin.serverAddress=127.0.0.1\nadmin.serverPort=%d\nadmin.forceHttps=true\nadmin.needClientAuth=true\n"+
+		"ssl.quorum.keyStore.location=%s\nssl.quorum.trustStore.location=%s\n", port, adminPort, ks, ts))
+	p := &proc{cfg: cfg, addr: fmt.Sprintf("127.0.0.1:%d", port)}
+	p.start(t, bin)
+	require.NoError(t, p.waitUp())
+	p.waitLog(t, regexp.MustCompile(`msg="AdminServer started" .*scheme=https$`), 1, 10*time.Second)
+	out, err := exec.Command(bin, "healthcheck", cfg).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	require.Contains(t, string(out), "ready")
 
 	p.kill(t)
 	out, err = exec.Command(bin, "healthcheck", cfg).CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -14,6 +15,7 @@ import (
 	"github.com/zkraft/zkraft/admin"
 	"github.com/zkraft/zkraft/deploy/envconfig"
 	"github.com/zkraft/zkraft/server"
+	"github.com/zkraft/zkraft/tlsconf"
 )
 
 // errUnhealthy is returned when the server answers but is not ready.
@@ -47,7 +49,11 @@ func runHealthcheck(args []string, stdout io.Writer) error {
 		return err
 	}
 	if cfg.AdminEnableServer {
-		return checkReady(localAddr(cfg.AdminServerAddress, cfg.AdminServerPort), stdout)
+		client, scheme, err := readyClient(cfg)
+		if err != nil {
+			return err
+		}
+		return checkReady(client, scheme+"://"+localAddr(cfg.AdminServerAddress, cfg.AdminServerPort), stdout)
 	}
 	return checkSrvr(localAddr(cfg.ClientPortAddress, cfg.ClientPort), stdout)
 }
@@ -61,9 +67,32 @@ func localAddr(host string, port int) string {
 	return net.JoinHostPort(host, strconv.Itoa(port))
 }
 
-func checkReady(addr string, stdout io.Writer) error {
-	client := http.Client{Timeout: healthTimeout}
-	resp, err := client.Get("http://" + addr + admin.ReadyPath)
+// readyClient returns the client and scheme that reach the AdminServer:
+// with admin.forceHttps, HTTPS that trusts the ssl.quorum.* trust store and
+// presents the key store's certificate (admin.needClientAuth may want it).
+// The server's name is not checked: the check dials this machine's own
+// server, at an address its certificate need not name.
+func readyClient(cfg server.Config) (*http.Client, string, error) {
+	client := &http.Client{Timeout: healthTimeout}
+	if !cfg.Admin.ForceHTTPS {
+		return client, "http", nil
+	}
+	tc, _, err := tlsconf.FromProps(cfg.Security.SSLQuorumProps, "ssl.quorum.")
+	if err != nil {
+		return nil, "", err
+	}
+	tc.HostnameVerification = false
+	tc.PollInterval = -1 // one request: no need to watch the files
+	src, err := tlsconf.Load(tc, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return nil, "", err
+	}
+	client.Transport = &http.Transport{TLSClientConfig: src.ClientConfig()}
+	return client, "https", nil
+}
+
+func checkReady(client *http.Client, base string, stdout io.Writer) error {
+	resp, err := client.Get(base + admin.ReadyPath)
 	if err != nil {
 		return err
 	}
