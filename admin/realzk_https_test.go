@@ -37,10 +37,12 @@ func TestHTTPSAgainstRealZooKeeper(t *testing.T) {
 	t.Run("forceHttps", func(t *testing.T) {
 		keys := withKeys(pki.quorumKeys(), "admin.forceHttps", "true")
 		real, ours := viewBoth(t, pki, keys)
+		require.Equal(t, []string{"TLS 1.2", "TLS 1.3"}, real.Versions)
+		require.Equal(t, "TLS 1.3", real.Default)
 		require.Equal(t, "TLS alert (level 2, description 80), then EOF", real.Plain)
 		require.Equal(t, "HTTP/1.0 400, ruok answered: false, STS: \"\"", ours.Plain)
 		real.Plain, ours.Plain = "", ""
-		require.Equal(t, real, ours)
+		sameButSuites(t, real, ours)
 	})
 	t.Run("portUnification", func(t *testing.T) {
 		// The quorum's protocol keys say TLS 1.2 only. Jetty in 3.8 ignores
@@ -55,8 +57,22 @@ func TestHTTPSAgainstRealZooKeeper(t *testing.T) {
 		require.Equal(t, []string{"TLS 1.2"}, ours.Versions)
 		require.Equal(t, "TLS 1.2", ours.Default)
 		real.Versions, real.Default, ours.Versions, ours.Default = nil, "", nil, ""
-		require.Equal(t, real, ours)
+		sameButSuites(t, real, ours)
 	})
+}
+
+// jdkOnlySuite is the one TLS 1.2 ECDSA suite of Go's that Jetty accepts
+// and zkraft does not: Go ranks CBC with HMAC-SHA256 insecure (Lucky13).
+const jdkOnlySuite = "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA256"
+
+// sameButSuites requires the two views to be equal, but for jdkOnlySuite.
+func sameButSuites(t *testing.T, real, ours httpsView) {
+	t.Helper()
+	require.Equal(t, slices.DeleteFunc(slices.Clone(real.Suites12), func(s string) bool { return s == jdkOnlySuite }),
+		ours.Suites12, "the TLS 1.2 suites but %s", jdkOnlySuite)
+	require.Contains(t, real.Suites12, jdkOnlySuite)
+	real.Suites12, ours.Suites12 = nil, nil
+	require.Equal(t, real, ours)
 }
 
 // withKeys returns keys plus the key/value pairs kv.
