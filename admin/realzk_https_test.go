@@ -47,7 +47,8 @@ func TestHTTPSAgainstRealZooKeeper(t *testing.T) {
 	t.Run("portUnification", func(t *testing.T) {
 		// The quorum's protocol keys say TLS 1.2 only. Jetty in 3.8 ignores
 		// them; zkraft honours ssl.quorum.enabledProtocols (as ZooKeeper
-		// does since ZOOKEEPER-5023) and, as both, not ssl.quorum.protocol.
+		// does after 3.9, ZOOKEEPER-5023) and, as both, not
+		// ssl.quorum.protocol.
 		keys := withKeys(pki.quorumKeys(), "admin.portUnification", "true",
 			"ssl.quorum.protocol", "TLSv1.2", "ssl.quorum.enabledProtocols", "TLSv1.2")
 		real, ours := viewBoth(t, pki, keys)
