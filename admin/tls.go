@@ -20,7 +20,8 @@ import (
 // and plain HTTP on one port, and both take the server's key and the
 // certificates it trusts from the ssl.quorum.* stores. admin.needClientAuth
 // (3.9) makes clients present a certificate the trust store vouches for;
-// without it none is asked for. HTTPS answers carry Jetty's
+// without it none is asked for. Protocol versions and suites are Jetty's
+// (tls_versions.go). HTTPS answers carry Jetty's
 // Strict-Transport-Security header. The stores are re-read when their
 // files change, as the client port's and the quorum's are.
 
@@ -39,9 +40,13 @@ func TLSFrom(c server.Config, log *slog.Logger) (cfg *tls.Config, close func(), 
 	if !c.AdminTLS() {
 		return nil, nil, nil
 	}
-	tc, _, err := tlsconf.FromProps(c.Security.SSLQuorumProps, "ssl.quorum.")
+	props := c.Security.SSLQuorumProps
+	tc, _, err := tlsconf.FromProps(adminTLSProps(props), "ssl.quorum.")
 	if err != nil {
 		return nil, nil, fmt.Errorf("admin: HTTPS: %w", err)
+	}
+	if !hasQuorumKey(props, "ciphersuites") {
+		tc.CipherSuites = jettySuites()
 	}
 	if tc.KeyStore.Location == "" {
 		return nil, nil, fmt.Errorf("admin: HTTPS: %w", ErrAdminKeyStore)

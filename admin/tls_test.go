@@ -5,6 +5,7 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"strings"
@@ -187,3 +188,34 @@ func TestHTTPSNeedsAKeyStore(t *testing.T) {
 type quiet struct{}
 
 func (quiet) Printf(string, ...any) {}
+
+// TestHTTPSVersionsAndSuitesAsJetty: unless the quorum keys narrow them,
+// the AdminServer speaks TLS 1.2 and 1.3 and no suite Jetty excludes, as
+// ZooKeeper's does; ssl.quorum.enabledProtocols and ssl.quorum.ciphersuites
+// narrow them (ZOOKEEPER-5023), ssl.quorum.protocol does not.
+func TestHTTPSVersionsAndSuitesAsJetty(t *testing.T) {
+	const sha1Suite = "TLS_ECDHE_ECDSA_WITH_AES_128_CBC_SHA"
+	gcm := []string{"TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256", "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+		"TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"}
+	for _, tc := range []struct {
+		name     string
+		keys     map[string]string
+		versions []string
+		suites   []string
+	}{
+		{"defaults", nil, []string{"TLS 1.2", "TLS 1.3"}, gcm},
+		{"protocol ignored", map[string]string{"ssl.quorum.protocol": "TLSv1.3"}, []string{"TLS 1.2", "TLS 1.3"}, gcm},
+		{"enabledProtocols", map[string]string{"ssl.quorum.enabledProtocols": "TLSv1.3"}, []string{"TLS 1.3"}, nil},
+		{"enabledProtocols, system property spelling",
+			map[string]string{"zookeeper.ssl.quorum.enabledProtocols": "TLSv1.2"}, []string{"TLS 1.2"}, gcm},
+		{"ciphersuites", map[string]string{"ssl.quorum.ciphersuites": sha1Suite}, []string{"TLS 1.2"}, []string{sha1Suite}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			addr, pki, _ := httpsAdmin(t, server.AdminOptions{ForceHTTPS: true}, func(c *server.Config) {
+				maps.Copy(c.Security.SSLQuorumProps, tc.keys)
+			})
+			require.Equal(t, tc.versions, acceptedVersions(addr, pki.Pool))
+			require.Equal(t, tc.suites, acceptedSuites12(addr, pki.Pool))
+		})
+	}
+}
