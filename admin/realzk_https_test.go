@@ -132,15 +132,7 @@ func startOurHTTPS(t *testing.T, keys map[string]string) string {
 		c.Admin, c.Security.SSLQuorumProps = parsed.Admin, parsed.Security.SSLQuorumProps
 		cfg = *c
 	}))
-	tc, closeTLS, err := TLSFrom(cfg, nil)
-	require.NoError(t, err)
-	t.Cleanup(closeTLS)
-	opts := OptionsFrom(cfg)
-	opts.Addr, opts.TLS = "127.0.0.1:0", tc
-	a, err := Start(s.Server, opts)
-	require.NoError(t, err)
-	t.Cleanup(func() { a.Close() })
-	return a.Addr()
+	return startTLSAdmin(t, s.Server, cfg, nil)
 }
 
 // httpsView is what clients see of an AdminServer that speaks HTTPS.

@@ -40,16 +40,24 @@ func httpsAdmin(t *testing.T, admin server.AdminOptions, edit func(*server.Confi
 		}
 		cfg = *c
 	}))
+	backups := &realAuth{fakeSource: &fakeSource{snapshot: []byte("SNAP-x")}, srv: ServerBackups(s.Server)}
+	return startTLSAdmin(t, s.Server, cfg, backups), pki, s.Server
+}
+
+// startTLSAdmin serves srv's AdminServer on 127.0.0.1:0 with the HTTPS
+// that cfg's admin and ssl.quorum.* keys ask for, until the test ends, and
+// returns its address.
+func startTLSAdmin(t *testing.T, srv *server.Server, cfg server.Config, backups Backups) string {
+	t.Helper()
 	tc, closeTLS, err := TLSFrom(cfg, nil)
 	require.NoError(t, err)
 	t.Cleanup(closeTLS)
 	opts := OptionsFrom(cfg)
-	opts.Addr, opts.TLS = "127.0.0.1:0", tc
-	opts.Backups = &realAuth{fakeSource: &fakeSource{snapshot: []byte("SNAP-x")}, srv: ServerBackups(s.Server)}
-	a, err := Start(s.Server, opts)
+	opts.Addr, opts.TLS, opts.Backups = "127.0.0.1:0", tc, backups
+	a, err := Start(srv, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { a.Close() })
-	return a.Addr(), pki, s.Server
+	return a.Addr()
 }
 
 // realAuth is the fake backups with the real server's authorization.
