@@ -131,8 +131,8 @@ func proveLearner(rw io.ReadWriter, cred *digestmd5.Client) error {
 	}
 	for round := 0; round < qaMaxRounds; round++ {
 		p, err := readQAPacket(rw)
-		if round == 0 && (errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)) {
-			return fmt.Errorf("%w: %v", errQuorumNoAnswer, err)
+		if round == 0 && err != nil {
+			return fmt.Errorf("%w: %w", errQuorumNoAnswer, err)
 		}
 		if err != nil {
 			return err
