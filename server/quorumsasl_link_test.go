@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -203,4 +204,48 @@ func TestQuorumSASLPacketLimits(t *testing.T) {
 	b.WriteString("NOTMAGIC")
 	_, err = readQAPacket(&b)
 	require.ErrorIs(t, err, errQuorumAuthPacket)
+}
+
+// Raft redials a peer that refuses it again and again: the failure is
+// logged once per peer on each side, and the recovery once.
+func TestQuorumSASLFailuresLoggedOncePerPeer(t *testing.T) {
+	var acceptLog, dialLog syncBuffer
+	logTo := func(b *syncBuffer) *slog.Logger {
+		return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	acceptor := testPolicy("right", true, true)
+	acceptor.log = logTo(&acceptLog)
+	ln, err := newSASLNetwork(consensus.TCP{}, acceptor).Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	dialler := testPolicy("wrong", true, true)
+	dialler.log = logTo(&dialLog)
+	n := newSASLNetwork(consensus.TCP{}, dialler)
+	for range 5 {
+		_, err := n.Dial(ln.Addr().String(), 5*time.Second)
+		require.ErrorIs(t, err, errQuorumAuthRefused)
+	}
+	// Each refused link is noted by its own goroutine: wait for them all
+	// before the link that works.
+	require.Eventually(t, func() bool { return ln.(*saslListener).authenticating() == 0 }, 5*time.Second, time.Millisecond)
+	dialler.creds.learner.Password = "right"
+	c, err := n.Dial(ln.Addr().String(), 5*time.Second)
+	require.NoError(t, err)
+	defer c.Close()
+	app, err := ln.Accept()
+	require.NoError(t, err)
+	defer app.Close()
+
+	require.Equal(t, 1, strings.Count(dialLog.String(), "quorum SASL authentication failed"), dialLog.String())
+	require.Equal(t, 1, strings.Count(dialLog.String(), "quorum SASL authentication works again"), dialLog.String())
+	require.Equal(t, 1, strings.Count(acceptLog.String(), "quorum SASL authentication works again"), acceptLog.String())
+	require.Equal(t, 1, strings.Count(acceptLog.String(), "quorum SASL authentication failed"), acceptLog.String())
+}
+
+// authenticating is the number of accepted links still authenticating
+// (or not yet noted).
+func (l *saslListener) authenticating() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.pending)
 }

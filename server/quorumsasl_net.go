@@ -160,7 +160,6 @@ func (l *saslListener) authenticate(c net.Conn) {
 	defer l.wg.Done()
 	c.SetDeadline(time.Now().Add(l.n.policy.timeout))
 	app, err := l.n.policy.accepted(c)
-	l.untrack(c)
 	select {
 	case <-l.done:
 		c.Close() // closed meanwhile: its error says nothing about the peer
@@ -169,6 +168,7 @@ func (l *saslListener) authenticate(c net.Conn) {
 	}
 	host, _, _ := net.SplitHostPort(c.RemoteAddr().String())
 	l.n.accepts.note(host, err)
+	l.untrack(c) // after the note: a test waits for both
 	if err != nil && !errors.Is(err, errLinkKept) {
 		c.Close()
 		return
