@@ -126,17 +126,29 @@ func TestQuorumSASLStopsTheStart(t *testing.T) {
 	cfg.DataDir = t.TempDir()
 	cfg.Servers = map[int64]string{1: "127.0.0.1:1:2", 2: "127.0.0.1:3:4", 3: "127.0.0.1:5:6"}
 	cfg.Security.QuorumSASL = QuorumSASL{Enabled: true, LearnerRequire: true, ServerRequire: true}
-	s, err := New(cfg)
-	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	require.ErrorIs(t, s.Start(ctx), errQuorumNoJAAS)
-	require.NoError(t, s.Close())
+	krb := `QuorumServer { com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true keyTab="/k"; };
+QuorumLearner { org.apache.zookeeper.server.auth.DigestLoginModule required username="a" password="b"; };`
+	for _, tc := range []struct {
+		jaas string
+		want error
+	}{
+		{"", errQuorumNoJAAS},
+		{writeJAAS(t, `Server { org.apache.zookeeper.server.auth.DigestLoginModule required user_a="b"; };`), jaas.ErrNoSection},
+		{writeJAAS(t, krb), errUnsupportedSecurity},
+	} {
+		cfg.Security.JAASFile = tc.jaas
+		s, err := New(cfg)
+		require.NoError(t, err)
+		require.ErrorIs(t, s.Start(ctx), tc.want)
+		require.NoError(t, s.Close())
+	}
 
 	standalone := DefaultConfig()
 	standalone.ClientPort = 0
 	standalone.Security.QuorumSASL = QuorumSASL{Enabled: true}
-	s, err = New(standalone)
+	s, err := New(standalone)
 	require.NoError(t, err)
 	require.NoError(t, s.Start(ctx), "standalone")
 	require.NoError(t, s.Close())
