@@ -87,7 +87,7 @@ func (q QuorumSASL) check() error {
 	case q.ServerRequire && !q.LearnerRequire:
 		return errQuorumServerWithoutLearner
 	case q.Enabled && q.KerberosPrincipal != "":
-		return fmt.Errorf("%w (%s)", errQuorumKerberos, errUnsupportedSecurity)
+		return fmt.Errorf("%w (%w)", errQuorumKerberos, errUnsupportedSecurity)
 	}
 	return nil
 }
@@ -205,6 +205,8 @@ func (s *Server) authenticateQuorum() error {
 		return err
 	}
 	s.network = nw
+	s.log.Info("quorum SASL (DIGEST-MD5) on the links between servers",
+		"learnerRequireSasl", q.LearnerRequire, "serverRequireSasl", q.ServerRequire)
 	return nil
 }
 
