@@ -23,6 +23,8 @@ type Cluster struct {
 	// Net carries the servers' traffic to each other; see Partition.
 	Net   *FaultNetwork
 	disks []*consensus.DiskFaults
+	// serverOpts are WithServerOptions' extra options (nil: none).
+	serverOpts func(i int) []server.Option
 }
 
 // ClusterTick is the tickTime of StartCluster's servers.
@@ -36,6 +38,7 @@ type clusterOptions struct {
 	electing  []int // StartCluster waits for a leader among these only
 	edit      func(*server.Config)
 	disks     []*consensus.DiskFaults
+	opts      func(i int) []server.Option
 }
 
 // WithDiskFaults gives server i the log-disk fault switch disks[i] (see
@@ -54,6 +57,12 @@ func WithObservers(k int) ClusterOption { return func(o *clusterOptions) { o.obs
 // WithServerConfig lets a test adjust every server's configuration.
 func WithServerConfig(fn func(*server.Config)) ClusterOption {
 	return func(o *clusterOptions) { o.edit = fn }
+}
+
+// WithServerOptions gives server i (0-based) extra options, such as a
+// logger, each time it starts.
+func WithServerOptions(fn func(i int) []server.Option) ClusterOption {
+	return func(o *clusterOptions) { o.opts = fn }
 }
 
 // StartCluster starts an ensemble of n servers (ids 1..n) on 127.0.0.1 with
@@ -79,7 +88,7 @@ func StartCluster(t testing.TB, n int, opts ...ClusterOption) *Cluster {
 			lines[int64(i)] += ":observer"
 		}
 	}
-	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: faultnet.New(), disks: o.disks}
+	c := &Cluster{t: t, Servers: make([]*server.Server, n), Net: faultnet.New(), disks: o.disks, serverOpts: o.opts}
 	dir := t.TempDir()
 	for i := 1; i <= n; i++ {
 		cfg := server.DefaultConfig()
@@ -112,6 +121,9 @@ func (c *Cluster) start(i int) {
 	opts := []server.Option{server.WithNetwork(c.Net.For(i))}
 	if i < len(c.disks) && c.disks[i] != nil {
 		opts = append(opts, server.WithDiskFaults(c.disks[i]))
+	}
+	if c.serverOpts != nil {
+		opts = append(opts, c.serverOpts(i)...)
 	}
 	s, err := server.New(c.cfgs[i], opts...)
 	if err != nil {
@@ -242,6 +254,10 @@ func (c *Cluster) Restart(i int) {
 	c.Net.Revive(i)
 	c.start(i)
 }
+
+// EditConfig changes server i's configuration from its next start (see
+// Restart), as an operator edits a zoo.cfg before a rolling restart.
+func (c *Cluster) EditConfig(i int, fn func(*server.Config)) { fn(&c.cfgs[i]) }
 
 // Addrs returns the client addresses of the running servers.
 func (c *Cluster) Addrs() []string {

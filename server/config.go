@@ -417,6 +417,12 @@ func (p *cfgParser) errAt(key string, err error) error {
 func (p *cfgParser) apply(pr property) error {
 	key := canonicalKey(pr.key)
 	p.lines[key] = pr.line
+	if set, ok := quorumAuthKeys[key]; ok {
+		if err := set(&p.c.Security.QuorumSASL, pr.value); err != nil {
+			return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)
+		}
+		return nil
+	}
 	if handled, err := p.applySecurity(securityKey(key), pr.value); handled {
 		if err != nil {
 			return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, pr.key, err)

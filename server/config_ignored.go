@@ -49,8 +49,7 @@ func (k IgnoredKey) String() string {
 // accepts and ignores, besides those in ignoredChecks.
 var zkUnsupportedKeys = []string{
 	"dynamicConfigFile", "autopurge.purgeInterval",
-	"quorum.auth.learner.saslLoginContext", "quorum.auth.server.saslLoginContext",
-	"quorum.auth.kerberos.servicePrincipal", "multiAddress.reachabilityCheckTimeoutMs",
+	"multiAddress.reachabilityCheckTimeoutMs",
 	"oraclePath", "serverCnxnFactory",
 	"jvm.pause.info-threshold.ms", "jvm.pause.warn-threshold.ms", "jvm.pause.sleep.time.ms",
 	"jvm.pause.monitor", "audit.enable", "preAllocSize", "snapshot.trust.empty",
@@ -67,7 +66,7 @@ var zkUnsupportedKeys = []string{
 // zkUnsupportedPrefixes are families of ZooKeeper keys (numbered or open
 // ended) that zkraft ignores.
 var zkUnsupportedPrefixes = []string{
-	"group.", "weight.", "ssl.", "metricsProvider.", "authProvider.", "quorum.auth.",
+	"group.", "weight.", "ssl.", "metricsProvider.", "authProvider.",
 	"jvm.pause.", "sasl.", "kerberos.", "netty.", "zookeeper.ssl.", "zookeeper.authProvider.",
 	"zookeeper.metricsProvider.",
 }
@@ -83,6 +82,9 @@ var knownKeys = func() []string {
 		all = append(all, k)
 	}
 	for k := range metricsKeyHandlers {
+		all = append(all, k)
+	}
+	for k := range quorumAuthKeys {
 		all = append(all, k)
 	}
 	all = append(all, zkUnsupportedKeys...)

@@ -35,6 +35,9 @@ type Security struct {
 	// (sslQuorum), from the ssl.quorum.* keys in SSLQuorumProps.
 	SSLQuorum      bool
 	SSLQuorumProps map[string]string
+	// QuorumSASL authenticates the links between the servers of an
+	// ensemble with SASL DIGEST-MD5 (the quorum.auth.* keys).
+	QuorumSASL QuorumSASL
 	// Providers are the authProvider.N classes, by N.
 	Providers map[string]string
 	// X509SuperUser is the certificate subject that gets super
@@ -108,11 +111,8 @@ var securityKeys = map[string]func(c *Config, v string) error{
 // refusedWhenTrue are boolean keys that ask for what zkraft does not do
 // yet: set to true, they stop the server.
 var refusedWhenTrue = map[string]string{
-	"quorum.auth.enableSasl":         "SASL between the servers of an ensemble",
-	"quorum.auth.serverRequireSasl":  "SASL between the servers of an ensemble",
-	"quorum.auth.learnerRequireSasl": "SASL between the servers of an ensemble",
-	"ssl.crl":                        "certificate revocation lists",
-	"ssl.ocsp":                       "OCSP checks",
+	"ssl.crl":  "certificate revocation lists",
+	"ssl.ocsp": "OCSP checks",
 }
 
 // errUnsupportedSecurity marks a security setting zkraft cannot honour.
@@ -226,10 +226,14 @@ func (s Security) saslEnforced() bool {
 // TLSEnabled reports whether some client port speaks TLS.
 func (s Security) TLSEnabled() bool { return s.SecureClientPort != 0 || s.PortUnification }
 
-// finishSecurity applies the cross-key rules: sessionRequireClientSASLAuth
-// over the enforce.auth keys, and enforced schemes that exist.
+// finishSecurity applies the cross-key rules: the quorum.auth.* keys'
+// (QuorumSASL.check), sessionRequireClientSASLAuth over the enforce.auth
+// keys, and enforced schemes that exist.
 func (p *cfgParser) finishSecurity() error {
 	s := &p.c.Security
+	if err := s.QuorumSASL.check(); err != nil {
+		return fmt.Errorf("%s: %w", p.name, err)
+	}
 	if s.requireSASL {
 		s.EnforceAuth, s.EnforceAuthSchemes = true, []string{"sasl"}
 	}

@@ -12,7 +12,7 @@ import (
 // with the key and its line named; none is ignored with a warning.
 func TestSecuritySettingsThatCannotBeHonouredFailClosed(t *testing.T) {
 	for _, line := range []string{
-		"quorum.auth.enableSasl=true",
+		"quorum.auth.enableSasl=true\nquorum.auth.kerberos.servicePrincipal=zkquorum/localhost",
 		"quorum.auth.serverRequireSasl=true",
 		"quorum.auth.learnerRequireSasl=true",
 		"ssl.crl=true",
@@ -98,6 +98,6 @@ func TestSystemPropertiesApplyUnderTheConfigFile(t *testing.T) {
 
 	_, err = ParseConfigFileWithProperties("", map[string]string{"zookeeper.sessionRequireClientSASLAuth": "true"})
 	require.ErrorContains(t, err, "sasl", "enforcing sasl without its provider fails closed")
-	_, err = ParseConfigFileWithProperties("", map[string]string{"quorum.auth.enableSasl": "true"})
-	require.ErrorContains(t, err, "SERVER_JVMFLAGS: -Dquorum.auth.enableSasl")
+	_, err = ParseConfigFileWithProperties("", map[string]string{"zookeeper.ssl.crl": "true"})
+	require.ErrorContains(t, err, "SERVER_JVMFLAGS: -Dzookeeper.ssl.crl")
 }

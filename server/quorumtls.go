@@ -66,7 +66,8 @@ func quorumTLS(sec Security, nw consensus.Network, log *slog.Logger) (consensus.
 	if nw == nil {
 		nw = consensus.TCP{}
 	}
-	n := &tlsNetwork{inner: nw, src: src, dials: newFailureLog(log, "dialling"), accepts: newFailureLog(log, "accepting")}
+	n := &tlsNetwork{inner: nw, src: src, dials: newFailureLog(log, "quorum TLS handshake", "dialling"),
+		accepts: newFailureLog(log, "quorum TLS handshake", "accepting")}
 	return n, src.Close, nil
 }
 
@@ -81,13 +82,14 @@ type tlsNetwork struct {
 // success after failures: Raft redials a peer it cannot reach many times.
 type failureLog struct {
 	log     *slog.Logger
+	what    string // "quorum TLS handshake"
 	side    string
 	mu      sync.Mutex
 	failing map[string]bool
 }
 
-func newFailureLog(log *slog.Logger, side string) *failureLog {
-	return &failureLog{log: log, side: side, failing: map[string]bool{}}
+func newFailureLog(log *slog.Logger, what, side string) *failureLog {
+	return &failureLog{log: log, what: what, side: side, failing: map[string]bool{}}
 }
 
 func (f *failureLog) note(peer string, err error) {
@@ -101,9 +103,9 @@ func (f *failureLog) note(peer string, err error) {
 	f.mu.Unlock()
 	switch {
 	case err != nil && !was:
-		f.log.Warn("quorum TLS handshake failed; logged once until it works", "side", f.side, "peer", peer, "err", err)
+		f.log.Warn(f.what+" failed; logged once until it works", "side", f.side, "peer", peer, "err", err)
 	case err == nil && was:
-		f.log.Info("quorum TLS handshake works again", "side", f.side, "peer", peer)
+		f.log.Info(f.what+" works again", "side", f.side, "peer", peer)
 	}
 }
 

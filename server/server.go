@@ -171,6 +171,12 @@ func (s *Server) Start(ctx context.Context) error {
 		s.closeTLS()
 		return err
 	}
+	if err := s.authenticateQuorum(); err != nil {
+		ln.Close()
+		s.closeTLS()
+		s.closeQuorumTLS()
+		return err
+	}
 	node, err := consensus.Start(ctx, consensus.Config{
 		ServerID:        s.cfg.ServerID,
 		Peers:           peers,
