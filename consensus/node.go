@@ -81,6 +81,11 @@ type Config struct {
 	// MembershipTime is the mtime (ms) of /zookeeper/config when an
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
+	// MembershipVersion is the version of Peers as configured: 0 for
+	// zoo.cfg's server lines, a dynamic config file's version= otherwise.
+	// /zookeeper/config shows it (and reconfig's curConfigId is checked
+	// against it) until the first reconfig.
+	MembershipVersion int64
 	// Metrics is the server's metric set, in which the node registers
 	// ZooKeeper's consensus metrics (commit_count, election_time, ...);
 	// nil keeps them in a set of the node's own.
@@ -195,7 +200,8 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.linkTime, n.log = cfg.linkTimeout(), cfg.Logger
 	if len(cfg.Peers) > 0 {
-		n.fsm.config, n.fsm.configTime = FormatMembership(cfg.Peers, 0), cfg.MembershipTime
+		n.fsm.config, n.fsm.configTime = FormatMembership(cfg.Peers, cfg.MembershipVersion), cfg.MembershipTime
+		n.fsm.configVersion = cfg.MembershipVersion
 		n.fsm.installConfig()
 	}
 	n.fsm.onMembers = n.setPeers

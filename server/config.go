@@ -64,8 +64,17 @@ type Config struct {
 	File string
 	// ServerID is read from DataDir/myid; 0 when there is none.
 	ServerID int64
-	// Servers holds the server.N lines, keyed by N, values as written.
+	// Servers holds the server.N lines, keyed by N, values as written:
+	// the zoo.cfg's, or those of its dynamicConfigFile.
 	Servers map[int64]string
+	// DynamicConfigFile is the file holding the membership
+	// (dynamicConfigFile, ZooKeeper 3.5+), read by the parser into Servers
+	// and MembershipVersion (config_dynamic.go).
+	DynamicConfigFile string
+	// MembershipVersion is the version of that membership: the dynamic
+	// file's version= line (hex), 0 for server lines in zoo.cfg. It is the
+	// version=, and curConfigId, of /zookeeper/config until a reconfig.
+	MembershipVersion int64
 	// ReconfigEnabled allows the reconfig operation (reconfigEnabled).
 	ReconfigEnabled bool
 	// StandaloneEnabled lets a single configured server run standalone
@@ -486,6 +495,9 @@ func (p *cfgParser) finish(baseDir string) error {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
 		c.ServerID = id
+	}
+	if err := p.readDynamic(baseDir); err != nil {
+		return err
 	}
 	if err := p.clientPortFromServers(); err != nil {
 		return err

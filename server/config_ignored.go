@@ -48,7 +48,7 @@ func (k IgnoredKey) String() string {
 // and the zookeeper.* system properties a zoo.cfg may carry) that zkraft
 // accepts and ignores, besides those in ignoredChecks.
 var zkUnsupportedKeys = []string{
-	"dynamicConfigFile", "autopurge.purgeInterval",
+	"autopurge.purgeInterval",
 	"multiAddress.reachabilityCheckTimeoutMs",
 	"oraclePath", "serverCnxnFactory",
 	"jvm.pause.info-threshold.ms", "jvm.pause.warn-threshold.ms", "jvm.pause.sleep.time.ms",

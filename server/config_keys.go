@@ -23,6 +23,7 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"initLimit":         setInt(func(c *Config) *int { return &c.InitLimit }, 0),
 	"syncLimit":         setInt(func(c *Config) *int { return &c.SyncLimit }, 0),
 	"reconfigEnabled":   setBool(func(c *Config) *bool { return &c.ReconfigEnabled }),
+	"dynamicConfigFile": func(c *Config, v string) error { c.DynamicConfigFile = v; return nil },
 	"standaloneEnabled": setBool(func(c *Config) *bool { return &c.StandaloneEnabled }),
 
 	// zookeeper.* system properties (also accepted with the prefix).

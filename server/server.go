@@ -196,6 +196,7 @@ func (s *Server) Start(ctx context.Context) error {
 		SnapshotThreshold: s.cfg.SnapCount,
 		Network:           s.network,
 		MembershipTime:    s.clock.Now().UnixMilli(),
+		MembershipVersion: s.cfg.MembershipVersion,
 		Metrics:           s.metricSet,
 	})
 	if err != nil {

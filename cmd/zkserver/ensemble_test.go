@@ -95,8 +95,16 @@ func (p *proc) waitUp() error {
 // so if another process takes one first it starts over with new ones.
 func startEnsemble(t *testing.T, bin string) []*proc {
 	t.Helper()
+	return startEnsembleWith(t, bin, false)
+}
+
+// startEnsembleWith is startEnsemble, with the membership in a dynamic
+// config file (as ZooKeeper 3.5+ keeps it with reconfigEnabled) when
+// dynamic is set.
+func startEnsembleWith(t *testing.T, bin string, dynamic bool) []*proc {
+	t.Helper()
 	for attempt := 1; ; attempt++ {
-		procs := launchEnsemble(t, bin)
+		procs := launchEnsemble(t, bin, dynamic)
 		err := waitAllUp(procs)
 		if err == nil {
 			return procs
@@ -123,21 +131,35 @@ func waitAllUp(procs []*proc) error {
 
 // launchEnsemble writes three zoo.cfg files and myid files, as for a
 // ZooKeeper ensemble on one machine, and starts three zkserver processes.
-func launchEnsemble(t *testing.T, bin string) []*proc {
+// With dynamic, the server lines (with their client ports, as ZooKeeper
+// writes them) go in one zoo.cfg.dynamic.100000000 that every zoo.cfg
+// names.
+func launchEnsemble(t *testing.T, bin string, dynamic bool) []*proc {
 	t.Helper()
 	dir := t.TempDir()
 	var servers strings.Builder
 	var procs []*proc
+	ports := []int{freePort(t), freePort(t), freePort(t)}
 	for i := 1; i <= 3; i++ {
-		fmt.Fprintf(&servers, "server.%d=127.0.0.1:%d:%d\n", i, freePort(t), freePort(t))
+		fmt.Fprintf(&servers, "server.%d=127.0.0.1:%d:%d", i, freePort(t), freePort(t))
+		if dynamic {
+			fmt.Fprintf(&servers, ":participant;127.0.0.1:%d", ports[i-1])
+		}
+		servers.WriteString("\n")
+	}
+	members := servers.String()
+	if dynamic {
+		file := filepath.Join(dir, "zoo.cfg.dynamic.100000000")
+		require.NoError(t, os.WriteFile(file, []byte(members+"version=100000000\n"), 0o644))
+		members = "reconfigEnabled=true\ndynamicConfigFile=" + file + "\n"
 	}
 	for i := 1; i <= 3; i++ {
 		data := filepath.Join(dir, fmt.Sprint(i))
 		require.NoError(t, os.MkdirAll(data, 0o755))
 		require.NoError(t, os.WriteFile(filepath.Join(data, "myid"), []byte(fmt.Sprintf("%d\n", i)), 0o644))
-		port := freePort(t)
+		port := ports[i-1]
 		cfg := writeCfg(t, fmt.Sprintf("tickTime=200\ninitLimit=10\nsyncLimit=5\ndataDir=%s\nclientPort=%d\nclientPortAddress=127.0.0.1\n4lw.commands.whitelist=*\n%s",
-			data, port, servers.String()))
+			data, port, members))
 		p := &proc{cfg: cfg, addr: fmt.Sprintf("127.0.0.1:%d", port)}
 		p.start(t, bin)
 		procs = append(procs, p)
@@ -205,4 +227,34 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 	kids, _, err := back.Children("/")
 	require.NoError(t, err)
 	require.Len(t, kids, 101, "100 nodes plus /zookeeper, none lost")
+}
+
+// TestEnsembleFromDynamicConfigFile: zoo.cfg files that keep the
+// membership in a dynamicConfigFile, as a ZooKeeper 3.5+ ensemble with
+// reconfigEnabled has them, start an ensemble (they once started three
+// standalone servers): one leader, two followers, a write seen on every
+// member, and /zookeeper/config with the file's version.
+func TestEnsembleFromDynamicConfigFile(t *testing.T) {
+	bin := buildServer(t)
+	procs := startEnsembleWith(t, bin, true)
+	leaderOf(t, procs)
+	c, _, err := zk.Connect([]string{procs[0].addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
+	require.NoError(t, err)
+	defer c.Close()
+	_, err = c.Create("/dynamic", []byte("x"), 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	for _, p := range procs {
+		other, _, err := zk.Connect([]string{p.addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
+		require.NoError(t, err)
+		_, err = other.Sync("/dynamic")
+		require.NoError(t, err)
+		data, _, err := other.Get("/dynamic")
+		require.NoError(t, err, p.addr)
+		require.Equal(t, "x", string(data))
+		cfg, _, err := other.Get("/zookeeper/config")
+		require.NoError(t, err)
+		require.Equal(t, 3, strings.Count(string(cfg), ":participant;"), "%s", cfg)
+		require.True(t, strings.HasSuffix(string(cfg), "\nversion=100000000"), "%s", cfg)
+		other.Close()
+	}
 }

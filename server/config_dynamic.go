@@ -1,0 +1,80 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A ZooKeeper 3.5+ ensemble with reconfigEnabled keeps its membership out
+// of zoo.cfg: zoo.cfg names a dynamicConfigFile (ZooKeeper writes
+// zoo.cfg.dynamic.<version> and rewrites zoo.cfg to point at it on its
+// first start), which holds the server.N lines and a version= line.
+// zkraft reads that file as ZooKeeper's QuorumPeerConfig does, so such a
+// zoo.cfg starts an ensemble member, not a standalone server. zkraft does
+// not rewrite the file after a reconfig: the membership in force is
+// replicated through Raft and kept in the data directory (see
+// docs/zoo-cfg.md).
+
+// ErrStaticServerLines is returned when zoo.cfg has server.N lines as well
+// as a dynamicConfigFile, which ZooKeeper refuses too.
+var ErrStaticServerLines = errors.New("must be in a separate dynamic config file")
+
+// readDynamic reads the dynamicConfigFile, if zoo.cfg names one: its
+// server.N lines become Servers, its version= line MembershipVersion.
+// Other keys are reported as ignored, as ZooKeeper ignores them there.
+func (p *cfgParser) readDynamic(baseDir string) error {
+	c := &p.c
+	if c.DynamicConfigFile == "" {
+		return nil
+	}
+	if len(c.Servers) > 0 {
+		id := slices.Min(slices.Collect(maps.Keys(c.Servers)))
+		key := "server." + strconv.FormatInt(id, 10)
+		return p.errAt(key, fmt.Errorf("parameter %s %w (dynamicConfigFile is set)", key, ErrStaticServerLines))
+	}
+	path := resolvePath(baseDir, c.DynamicConfigFile)
+	f, err := os.Open(path)
+	if err != nil {
+		return p.errAt("dynamicConfigFile", err)
+	}
+	defer f.Close()
+	props, err := readProperties(f)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	dyn := &cfgParser{c: Config{Servers: map[int64]string{}}, name: path, lines: map[string]int{}}
+	for _, pr := range props {
+		if err := dyn.applyDynamic(pr); err != nil {
+			return err
+		}
+	}
+	c.Servers, c.MembershipVersion = dyn.c.Servers, dyn.c.MembershipVersion
+	c.Ignored = append(c.Ignored, dyn.c.Ignored...)
+	c.IgnoredKeys = append(c.IgnoredKeys, dyn.c.IgnoredKeys...)
+	return nil
+}
+
+// applyDynamic handles one line of a dynamic config file.
+func (p *cfgParser) applyDynamic(pr property) error {
+	key := pr.key
+	var err error
+	switch {
+	case strings.HasPrefix(key, "server."):
+		err = p.server(key, pr.value)
+	case key == "version":
+		// ZooKeeper reads it with Long.parseLong(value, 16).
+		p.c.MembershipVersion, err = strconv.ParseInt(pr.value, 16, 64)
+	default:
+		p.c.Ignored = append(p.c.Ignored, key)
+		p.c.IgnoredKeys = append(p.c.IgnoredKeys, classifyIgnored(p.name, pr.line, key))
+	}
+	if err != nil {
+		return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, key, err)
+	}
+	return nil
+}

@@ -1,0 +1,54 @@
+package server
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestDynamicConfigFile: the membership of a ZooKeeper 3.5+ zoo.cfg that
+// names a dynamicConfigFile comes from that file, with its version; a
+// relative name is resolved as dataDir is; server lines in both places, a
+// missing file or a bad line are errors naming the file and line.
+func TestDynamicConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	require.NoError(t, os.MkdirAll(data, 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(data, "myid"), []byte("2\n"), 0o644))
+	dyn := "server.1=10.0.0.1:2888:3888:participant;0.0.0.0:2181\n" +
+		"server.2=10.0.0.2:2888:3888:participant;0.0.0.0:2181\n" +
+		"server.3=10.0.0.3:2888:3888:observer;0.0.0.0:2181\n" +
+		"group.1=1:2\nversion=100000000\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "zoo.cfg.dynamic.100000000"), []byte(dyn), 0o644))
+
+	base := "tickTime=2000\ninitLimit=10\nsyncLimit=5\ndataDir=data\nreconfigEnabled=true\n"
+	c, err := ParseConfig(strings.NewReader(base+"dynamicConfigFile=zoo.cfg.dynamic.100000000\n"), dir)
+	require.NoError(t, err)
+	require.Len(t, c.Servers, 3)
+	require.Equal(t, "10.0.0.2:2888:3888:participant;0.0.0.0:2181", c.Servers[2])
+	require.Equal(t, int64(0x100000000), c.MembershipVersion)
+	require.Equal(t, int64(2), c.ServerID)
+	require.Equal(t, 2181, c.ClientPort, "the client port comes from this server's line")
+	require.Equal(t, []string{"group.1"}, c.Ignored, "as in zoo.cfg, hierarchical quorums are not offered")
+
+	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile=zoo.cfg.dynamic.100000000\nserver.1=10.0.0.1:2888:3888\n"), dir)
+	require.ErrorIs(t, err, ErrStaticServerLines)
+	require.Contains(t, err.Error(), "zoo.cfg:7: server.1")
+
+	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile=zoo.cfg.dynamic.missing\n"), dir)
+	require.ErrorIs(t, err, os.ErrNotExist)
+	require.Contains(t, err.Error(), "dynamicConfigFile")
+
+	bad := filepath.Join(dir, "bad.dynamic")
+	require.NoError(t, os.WriteFile(bad, []byte("server.1=10.0.0.1:2888:3888\nversion=zz\n"), 0o644))
+	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+bad+"\n"), dir)
+	require.Error(t, err)
+	require.Contains(t, err.Error(), bad+":2: version")
+
+	c, err = ParseConfig(strings.NewReader(base+"clientPort=2181\nserver.1=10.0.0.1:2888:3888\nserver.2=10.0.0.2:2888:3888\n"), dir)
+	require.NoError(t, err)
+	require.Zero(t, c.MembershipVersion, "server lines in zoo.cfg have version 0")
+}
