@@ -82,7 +82,8 @@ type Config struct {
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
 	// MembershipVersion is the version of Peers as configured: 0 for
-	// zoo.cfg's server lines, a dynamic config file's version= otherwise.
+	// zoo.cfg's server lines, the version in a dynamic config file's name
+	// otherwise.
 	// /zookeeper/config shows it (and reconfig's curConfigId is checked
 	// against it) until the first reconfig.
 	MembershipVersion int64

@@ -71,9 +71,10 @@ type Config struct {
 	// (dynamicConfigFile, ZooKeeper 3.5+), read by the parser into Servers
 	// and MembershipVersion (config_dynamic.go).
 	DynamicConfigFile string
-	// MembershipVersion is the version of that membership: the dynamic
-	// file's version= line (hex), 0 for server lines in zoo.cfg. It is the
-	// version=, and curConfigId, of /zookeeper/config until a reconfig.
+	// MembershipVersion is the version of that membership: the hex suffix
+	// of the dynamic file's name (zoo.cfg.dynamic.100000000), 0 for server
+	// lines in zoo.cfg. It is the version=, and curConfigId, of
+	// /zookeeper/config until a reconfig.
 	MembershipVersion int64
 	// ReconfigEnabled allows the reconfig operation (reconfigEnabled).
 	ReconfigEnabled bool

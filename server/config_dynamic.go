@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,20 +14,25 @@ import (
 // A ZooKeeper 3.5+ ensemble with reconfigEnabled keeps its membership out
 // of zoo.cfg: zoo.cfg names a dynamicConfigFile (ZooKeeper writes
 // zoo.cfg.dynamic.<version> and rewrites zoo.cfg to point at it on its
-// first start), which holds the server.N lines and a version= line.
+// first start), which holds the server.N lines; its version is its name's suffix.
 // zkraft reads that file as ZooKeeper's QuorumPeerConfig does, so such a
 // zoo.cfg starts an ensemble member, not a standalone server. zkraft does
 // not rewrite the file after a reconfig: the membership in force is
 // replicated through Raft and kept in the data directory (see
 // docs/zoo-cfg.md).
 
+// ErrVersionInside is returned for a version= line in a dynamic config
+// file: the version is the file name's, as ZooKeeper requires.
+var ErrVersionInside = errors.New("a dynamic config file must not hold a version (it is the file name's hex suffix)")
+
 // ErrStaticServerLines is returned when zoo.cfg has server.N lines as well
 // as a dynamicConfigFile, which ZooKeeper refuses too.
 var ErrStaticServerLines = errors.New("must be in a separate dynamic config file")
 
 // readDynamic reads the dynamicConfigFile, if zoo.cfg names one: its
-// server.N lines become Servers, its version= line MembershipVersion.
-// Other keys are reported as ignored, as ZooKeeper ignores them there.
+// server.N lines become Servers, and the hex suffix of its name
+// (zoo.cfg.dynamic.100000000) MembershipVersion, 0 without one. Other
+// keys are reported as ignored, as ZooKeeper ignores them there.
 func (p *cfgParser) readDynamic(baseDir string) error {
 	c := &p.c
 	if c.DynamicConfigFile == "" {
@@ -53,7 +59,7 @@ func (p *cfgParser) readDynamic(baseDir string) error {
 			return err
 		}
 	}
-	c.Servers, c.MembershipVersion = dyn.c.Servers, dyn.c.MembershipVersion
+	c.Servers, c.MembershipVersion = dyn.c.Servers, versionFromName(path)
 	c.Ignored = append(c.Ignored, dyn.c.Ignored...)
 	c.IgnoredKeys = append(c.IgnoredKeys, dyn.c.IgnoredKeys...)
 	return nil
@@ -67,8 +73,7 @@ func (p *cfgParser) applyDynamic(pr property) error {
 	case strings.HasPrefix(key, "server."):
 		err = p.server(key, pr.value)
 	case key == "version":
-		// ZooKeeper reads it with Long.parseLong(value, 16).
-		p.c.MembershipVersion, err = strconv.ParseInt(pr.value, 16, 64)
+		err = ErrVersionInside
 	default:
 		p.c.Ignored = append(p.c.Ignored, key)
 		p.c.IgnoredKeys = append(p.c.IgnoredKeys, classifyIgnored(p.name, pr.line, key))
@@ -77,4 +82,19 @@ func (p *cfgParser) applyDynamic(pr property) error {
 		return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, key, err)
 	}
 	return nil
+}
+
+// versionFromName is the version a dynamic config file's name carries:
+// what follows its last dot, read as hexadecimal; 0 when that is not hex.
+func versionFromName(path string) int64 {
+	name := filepath.Base(path)
+	i := strings.LastIndexByte(name, '.')
+	if i < 0 {
+		return 0
+	}
+	v, err := strconv.ParseInt(name[i+1:], 16, 64)
+	if err != nil {
+		return 0
+	}
+	return v
 }

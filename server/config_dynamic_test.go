@@ -10,7 +10,8 @@ import (
 )
 
 // TestDynamicConfigFile: the membership of a ZooKeeper 3.5+ zoo.cfg that
-// names a dynamicConfigFile comes from that file, with its version; a
+// names a dynamicConfigFile comes from that file, its version from the
+// file's name; a
 // relative name is resolved as dataDir is; server lines in both places, a
 // missing file or a bad line are errors naming the file and line.
 func TestDynamicConfigFile(t *testing.T) {
@@ -21,7 +22,7 @@ func TestDynamicConfigFile(t *testing.T) {
 	dyn := "server.1=10.0.0.1:2888:3888:participant;0.0.0.0:2181\n" +
 		"server.2=10.0.0.2:2888:3888:participant;0.0.0.0:2181\n" +
 		"server.3=10.0.0.3:2888:3888:observer;0.0.0.0:2181\n" +
-		"group.1=1:2\nversion=100000000\n"
+		"group.1=1:2\n"
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "zoo.cfg.dynamic.100000000"), []byte(dyn), 0o644))
 
 	base := "tickTime=2000\ninitLimit=10\nsyncLimit=5\ndataDir=data\nreconfigEnabled=true\n"
@@ -42,11 +43,17 @@ func TestDynamicConfigFile(t *testing.T) {
 	require.ErrorIs(t, err, os.ErrNotExist)
 	require.Contains(t, err.Error(), "dynamicConfigFile")
 
-	bad := filepath.Join(dir, "bad.dynamic")
-	require.NoError(t, os.WriteFile(bad, []byte("server.1=10.0.0.1:2888:3888\nversion=zz\n"), 0o644))
+	bad := filepath.Join(dir, "bad.dynamic.200000000")
+	require.NoError(t, os.WriteFile(bad, []byte("server.1=10.0.0.1:2888:3888\nversion=200000000\n"), 0o644))
 	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+bad+"\n"), dir)
-	require.Error(t, err)
+	require.ErrorIs(t, err, ErrVersionInside, "as ZooKeeper: the version is the name's")
 	require.Contains(t, err.Error(), bad+":2: version")
+
+	plain := filepath.Join(dir, "zoo.cfg.dynamic")
+	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888;2181\n"), 0o644))
+	c, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+plain+"\n"), dir)
+	require.NoError(t, err)
+	require.Zero(t, c.MembershipVersion, "a name without a hex suffix gives version 0")
 
 	c, err = ParseConfig(strings.NewReader(base+"clientPort=2181\nserver.1=10.0.0.1:2888:3888\nserver.2=10.0.0.2:2888:3888\n"), dir)
 	require.NoError(t, err)

@@ -150,7 +150,7 @@ func launchEnsemble(t *testing.T, bin string, dynamic bool) []*proc {
 	members := servers.String()
 	if dynamic {
 		file := filepath.Join(dir, "zoo.cfg.dynamic.100000000")
-		require.NoError(t, os.WriteFile(file, []byte(members+"version=100000000\n"), 0o644))
+		require.NoError(t, os.WriteFile(file, []byte(members), 0o644)) // the version is the name's
 		members = "reconfigEnabled=true\ndynamicConfigFile=" + file + "\n"
 	}
 	for i := 1; i <= 3; i++ {
@@ -233,7 +233,7 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 // membership in a dynamicConfigFile, as a ZooKeeper 3.5+ ensemble with
 // reconfigEnabled has them, start an ensemble (they once started three
 // standalone servers): one leader, two followers, a write seen on every
-// member, and /zookeeper/config with the file's version.
+// member, and /zookeeper/config with the version of the file's name.
 func TestEnsembleFromDynamicConfigFile(t *testing.T) {
 	bin := buildServer(t)
 	procs := startEnsembleWith(t, bin, true)
