@@ -19,7 +19,7 @@ import (
 // zoo.cfg starts an ensemble member, not a standalone server. zkraft does
 // not rewrite the file after a reconfig: the membership in force is
 // replicated through Raft and kept in the data directory (see
-// docs/zoo-cfg.md).
+// docs/migration.md).
 
 // ErrVersionInside is returned for a version= line in a dynamic config
 // file: the version is the file name's, as ZooKeeper requires.
