@@ -34,6 +34,9 @@ type Config struct {
 	// MaxClientCnxns limits connections per client IP; 0 means unlimited
 	// (default 60).
 	MaxClientCnxns int
+	// MaxCnxns limits the server's client connections in all (maxCnxns,
+	// ZooKeeper 3.6+); 0 means unlimited, the default.
+	MaxCnxns int
 	// MinSessionTimeout is the lower negotiation bound; 0 means 2*TickTime.
 	MinSessionTimeout time.Duration
 	// MaxSessionTimeout is the upper negotiation bound; 0 means 20*TickTime.
@@ -280,6 +283,7 @@ func (c Config) Validate() error {
 	check(c.TickTime <= 0, "tickTime %v must be positive", c.TickTime)
 	check(c.ClientPort < 0 || c.ClientPort > 65535, "clientPort %d is not a valid port", c.ClientPort)
 	check(c.MaxClientCnxns < 0, "maxClientCnxns %d must not be negative", c.MaxClientCnxns)
+	check(c.MaxCnxns < 0, "maxCnxns %d must not be negative", c.MaxCnxns)
 	check(c.MinSessionTimeout < 0, "minSessionTimeout %v must not be negative", c.MinSessionTimeout)
 	check(c.MaxSessionTimeout < 0, "maxSessionTimeout %v must not be negative", c.MaxSessionTimeout)
 	check(c.TickTime > 0 && c.MinSession() > c.MaxSession(),

@@ -53,7 +53,7 @@ var zkUnsupportedKeys = []string{
 	"oraclePath", "serverCnxnFactory",
 	"jvm.pause.info-threshold.ms", "jvm.pause.warn-threshold.ms", "jvm.pause.sleep.time.ms",
 	"jvm.pause.monitor", "audit.enable", "preAllocSize", "snapshot.trust.empty",
-	"commitLogCount", "maxCnxns", "fsync.warningthresholdms", "globalOutstandingLimit",
+	"commitLogCount", "fsync.warningthresholdms", "globalOutstandingLimit",
 	"leaderServes", "skipACL", "digest.enabled", "snapshot.compression.method",
 	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",

@@ -18,6 +18,7 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"dataDir":           func(c *Config, v string) error { c.DataDir = v; return nil },
 	"dataLogDir":        func(c *Config, v string) error { c.DataLogDir = v; return nil },
 	"maxClientCnxns":    setInt(func(c *Config) *int { return &c.MaxClientCnxns }, 0),
+	"maxCnxns":          setInt(func(c *Config) *int { return &c.MaxCnxns }, 0),
 	"minSessionTimeout": setSessionTimeout(func(c *Config) *time.Duration { return &c.MinSessionTimeout }),
 	"maxSessionTimeout": setSessionTimeout(func(c *Config) *time.Duration { return &c.MaxSessionTimeout }),
 	"initLimit":         setInt(func(c *Config) *int { return &c.InitLimit }, 0),

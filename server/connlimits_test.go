@@ -112,3 +112,20 @@ func TestHandshakeTimeoutSparesSessions(t *testing.T) {
 	clock.Advance(2 * time.Second) // within the session's 10 s, past the handshake bound
 	requirePing(t, nc)
 }
+
+// maxCnxns bounds the server's connections in all, whatever their
+// addresses; a closed connection gives its slot back.
+func TestMaxCnxnsBoundsAllConnections(t *testing.T) {
+	s, _ := startFakeClockServer(t, func(c *Config) { c.MaxCnxns, c.MaxClientCnxns = 2, 0 })
+	first := connect(t, s)
+	_, _, err := first.Get("/")
+	require.NoError(t, err)
+	second := rawDial(t, s)
+	waitConns(t, s, 2)
+	requireClosed(t, rawDial(t, s)) // a third: over maxCnxns
+	second.Close()
+	waitConns(t, s, 1)
+	c := connect(t, s)
+	_, _, err = c.Get("/")
+	require.NoError(t, err, "the slot is free again")
+}

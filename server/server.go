@@ -332,8 +332,9 @@ func backoff(d time.Duration) time.Duration {
 	return d
 }
 
-// serve registers nc and starts its reader, unless the server is closing or
-// the client's address already has maxClientCnxns connections.
+// serve registers nc and starts its reader, unless the server is closing,
+// the client's address already has maxClientCnxns connections, or the
+// server has maxCnxns in all.
 func (s *Server) serve(nc net.Conn) { s.serveWith(nc, nil) }
 
 // serveWith is serve for a connection that arrives with ids (x509).
@@ -350,6 +351,13 @@ func (s *Server) serveWith(nc net.Conn, ids []wire.Id) {
 		s.mu.Unlock()
 		s.log.Warn("refusing connection: too many connections from this address", "remote", nc.RemoteAddr().String(),
 			"maxClientCnxns", s.cfg.MaxClientCnxns)
+		nc.Close()
+		return
+	}
+	if s.cfg.MaxCnxns > 0 && len(s.conns) >= s.cfg.MaxCnxns {
+		s.mu.Unlock()
+		s.log.Warn("refusing connection: the server has maxCnxns connections", "remote", nc.RemoteAddr().String(),
+			"maxCnxns", s.cfg.MaxCnxns)
 		nc.Close()
 		return
 	}
