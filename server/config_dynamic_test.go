@@ -51,6 +51,15 @@ func TestDynamicConfigFile(t *testing.T) {
 	require.Contains(t, err.Error(), bad+":2: version")
 
 	plain := filepath.Join(dir, "zoo.cfg.dynamic")
+	// QuorumPeerConfig.parseDynamicConfig: "Observers w/o quorum is an invalid configuration".
+	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888;2181\nserver.3=10.0.0.3:2888:3888:observer;2181\n"), 0o644))
+	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+plain+"\n"), dir)
+	require.ErrorIs(t, err, ErrObserversWithoutQuorum, "one participant runs standalone under standaloneEnabled")
+	_, err = ParseConfig(strings.NewReader(base+"standaloneEnabled=false\ndynamicConfigFile="+plain+"\n"), dir)
+	require.NoError(t, err, "a quorum of one participant may have observers")
+	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888:observer;2181\n"), 0o644))
+	_, err = ParseConfig(strings.NewReader(base+"standaloneEnabled=false\ndynamicConfigFile="+plain+"\n"), dir)
+	require.ErrorIs(t, err, ErrObserversWithoutQuorum, "no participant at all")
 	for _, tc := range []struct{ cfg, dyn, at string }{
 		// QuorumPeerConfig.parseDynamicConfig: "Unrecognised parameter: clientPort".
 		{"", "server.1=10.0.0.1:2888:3888\nclientPort=2181\n", plain + ":2: clientPort"},
