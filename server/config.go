@@ -559,7 +559,13 @@ func (p *cfgParser) checkSessionBounds() error {
 	return p.errAt(key, fmt.Errorf("minSessionTimeout %v is larger than maxSessionTimeout %v", c.MinSession(), c.MaxSession()))
 }
 
-// checkQuorum applies QuorumPeerConfig.checkValidity to ensembles.
+// ErrObserversWithoutQuorum is returned for observers next to fewer than
+// two participants while standaloneEnabled is on (the single participant
+// would run standalone), or next to none at all, as ZooKeeper refuses them.
+var ErrObserversWithoutQuorum = errors.New("observers without a quorum of participants are an invalid configuration")
+
+// checkQuorum applies QuorumPeerConfig.checkValidity to ensembles, and
+// parseDynamicConfig's rule on observers.
 func (p *cfgParser) checkQuorum() error {
 	c := &p.c
 	voters := 0
@@ -567,6 +573,10 @@ func (p *cfgParser) checkQuorum() error {
 		if !strings.Contains(strings.SplitN(v, ";", 2)[0], ":observer") {
 			voters++
 		}
+	}
+	if observers := len(c.Servers) - voters; observers > 0 && (voters == 0 || (voters == 1 && c.StandaloneEnabled)) {
+		return fmt.Errorf("%s: %d participant(s), %d observer(s), standaloneEnabled=%t: %w",
+			p.name, voters, observers, c.StandaloneEnabled, ErrObserversWithoutQuorum)
 	}
 	if voters > 1 || (voters == 1 && !c.StandaloneEnabled) {
 		switch {

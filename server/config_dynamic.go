@@ -3,10 +3,8 @@ package server
 import (
 	"errors"
 	"fmt"
-	"maps"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -25,22 +23,26 @@ import (
 // file: the version is the file name's, as ZooKeeper requires.
 var ErrVersionInside = errors.New("a dynamic config file must not hold a version (it is the file name's hex suffix)")
 
-// ErrStaticServerLines is returned when zoo.cfg has server.N lines as well
-// as a dynamicConfigFile, which ZooKeeper refuses too.
+// ErrStaticServerLines is returned when zoo.cfg has server.N (or group or
+// weight) lines as well as a dynamicConfigFile, which ZooKeeper refuses too.
 var ErrStaticServerLines = errors.New("must be in a separate dynamic config file")
+
+// ErrDynamicKey is returned for a key other than server.N, group and
+// weight in a dynamic config file: ZooKeeper refuses to start on one
+// ("Unrecognised parameter"), so zkraft does not merely ignore it.
+var ErrDynamicKey = errors.New("unrecognised parameter in a dynamic config file (only server.N, group and weight lines belong there)")
 
 // readDynamic reads the dynamicConfigFile, if zoo.cfg names one: its
 // server.N lines become Servers, and the hex suffix of its name
-// (zoo.cfg.dynamic.100000000) MembershipVersion, 0 without one. Other
-// keys are reported as ignored, as ZooKeeper ignores them there.
+// (zoo.cfg.dynamic.100000000) MembershipVersion, 0 without one. Its
+// group and weight lines are reported as ignored, as in zoo.cfg; any other
+// key is an error, as in ZooKeeper.
 func (p *cfgParser) readDynamic(baseDir string) error {
 	c := &p.c
 	if c.DynamicConfigFile == "" {
 		return nil
 	}
-	if len(c.Servers) > 0 {
-		id := slices.Min(slices.Collect(maps.Keys(c.Servers)))
-		key := "server." + strconv.FormatInt(id, 10)
+	if key := p.firstMembershipKey(); key != "" {
 		return p.errAt(key, fmt.Errorf("parameter %s %w (dynamicConfigFile is set)", key, ErrStaticServerLines))
 	}
 	path := resolvePath(baseDir, c.DynamicConfigFile)
@@ -65,6 +67,27 @@ func (p *cfgParser) readDynamic(baseDir string) error {
 	return nil
 }
 
+// firstMembershipKey returns the zoo.cfg key, earliest by line, that
+// ZooKeeper wants in the dynamic file rather than next to
+// dynamicConfigFile: server.N, and group or weight (hierarchical quorums,
+// which zkraft ignores); "" when there is none.
+func (p *cfgParser) firstMembershipKey() string {
+	first, line := "", 0
+	for key, l := range p.lines {
+		if !isMembershipKey(key) || (first != "" && l >= line) {
+			continue
+		}
+		first, line = key, l
+	}
+	return first
+}
+
+// isMembershipKey reports whether key belongs in a dynamic config file,
+// by ZooKeeper's prefixes.
+func isMembershipKey(key string) bool {
+	return strings.HasPrefix(key, "server.") || strings.HasPrefix(key, "group") || strings.HasPrefix(key, "weight")
+}
+
 // applyDynamic handles one line of a dynamic config file.
 func (p *cfgParser) applyDynamic(pr property) error {
 	key := pr.key
@@ -74,9 +97,11 @@ func (p *cfgParser) applyDynamic(pr property) error {
 		err = p.server(key, pr.value)
 	case key == "version":
 		err = ErrVersionInside
-	default:
+	case isMembershipKey(key):
 		p.c.Ignored = append(p.c.Ignored, key)
 		p.c.IgnoredKeys = append(p.c.IgnoredKeys, classifyIgnored(p.name, pr.line, key))
+	default:
+		err = ErrDynamicKey
 	}
 	if err != nil {
 		return fmt.Errorf("%s:%d: %s: %w", p.name, pr.line, key, err)

@@ -12,8 +12,9 @@ import (
 // TestDynamicConfigFile: the membership of a ZooKeeper 3.5+ zoo.cfg that
 // names a dynamicConfigFile comes from that file, its version from the
 // file's name; a
-// relative name is resolved as dataDir is; server lines in both places, a
-// missing file or a bad line are errors naming the file and line.
+// relative name is resolved as dataDir is; server (or group, weight) lines
+// in zoo.cfg as well, a missing file, a key ZooKeeper does not allow in
+// the file or a bad line are errors naming the file and line.
 func TestDynamicConfigFile(t *testing.T) {
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
@@ -50,6 +51,33 @@ func TestDynamicConfigFile(t *testing.T) {
 	require.Contains(t, err.Error(), bad+":2: version")
 
 	plain := filepath.Join(dir, "zoo.cfg.dynamic")
+	// QuorumPeerConfig.parseDynamicConfig: "Observers w/o quorum is an invalid configuration".
+	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888;2181\nserver.3=10.0.0.3:2888:3888:observer;2181\n"), 0o644))
+	_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+plain+"\n"), dir)
+	require.ErrorIs(t, err, ErrObserversWithoutQuorum, "one participant runs standalone under standaloneEnabled")
+	_, err = ParseConfig(strings.NewReader(base+"standaloneEnabled=false\ndynamicConfigFile="+plain+"\n"), dir)
+	require.NoError(t, err, "a quorum of one participant may have observers")
+	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888:observer;2181\n"), 0o644))
+	_, err = ParseConfig(strings.NewReader(base+"standaloneEnabled=false\ndynamicConfigFile="+plain+"\n"), dir)
+	require.ErrorIs(t, err, ErrObserversWithoutQuorum, "no participant at all")
+	for _, tc := range []struct{ cfg, dyn, at string }{
+		// QuorumPeerConfig.parseDynamicConfig: "Unrecognised parameter: clientPort".
+		{"", "server.1=10.0.0.1:2888:3888\nclientPort=2181\n", plain + ":2: clientPort"},
+		// QuorumPeerConfig.parseProperties: "parameter: group.1 must be in a separate dynamic config file".
+		{"group.1=1\n", "server.1=10.0.0.1:2888:3888\n", "zoo.cfg:7: group.1"},
+		{"weight.1=1\n", "server.1=10.0.0.1:2888:3888\n", "zoo.cfg:7: weight.1"},
+	} {
+		require.NoError(t, os.WriteFile(plain, []byte(tc.dyn), 0o644))
+		_, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+plain+"\n"+tc.cfg), dir)
+		require.Error(t, err, "ZooKeeper 3.8 refuses to start on this too")
+		require.Contains(t, err.Error(), tc.at)
+		if tc.cfg == "" {
+			require.ErrorIs(t, err, ErrDynamicKey)
+		} else {
+			require.ErrorIs(t, err, ErrStaticServerLines)
+		}
+	}
+
 	require.NoError(t, os.WriteFile(plain, []byte("server.2=10.0.0.2:2888:3888;2181\n"), 0o644))
 	c, err = ParseConfig(strings.NewReader(base+"dynamicConfigFile="+plain+"\n"), dir)
 	require.NoError(t, err)

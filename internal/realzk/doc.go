@@ -2,8 +2,9 @@
 // (apt-get install -y zookeeper; ZooKeeper 3.8.0 with its jars in
 // /usr/share/java) so that tests and tools can run the same workload against
 // the reference implementation and against zkraft: a standalone server
-// (Start, ZooKeeperServerMain) or an ensemble (StartEnsemble, one
-// QuorumPeerMain JVM per member).
+// (Start, ZooKeeperServerMain), an ensemble (StartEnsemble, one
+// QuorumPeerMain JVM per member) or a quorum of one (StartQuorumOfOne,
+// QuorumPeerMain with standaloneEnabled=false and reconfig on).
 //
 // Every server listens on 127.0.0.1 on free ports, keeps its data and
 // configuration in a directory of the caller's choice, and logs only errors

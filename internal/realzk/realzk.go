@@ -76,15 +76,21 @@ func Available() (ok bool, reason string) {
 // live in dir (created if missing; if dir is "", a temporary directory is
 // created and removed by Stop). It returns once the server answers ruok.
 func Start(dir string, opts Options) (*Server, error) {
+	return startRetrying(dir, opts, launchOnce)
+}
+
+// startRetrying starts a server with launch in dir (or in a temporary
+// directory when dir is "") and waits until it serves. The ports are
+// picked by binding :0 and closing again, so another process can grab
+// one before the JVM binds it; it retries on fresh ports if the JVM dies.
+func startRetrying(dir string, opts Options, launch func(dir string, opts Options) (*Server, error)) (*Server, error) {
 	dir, ownDir, err := serverDir(dir)
 	if err != nil {
 		return nil, err
 	}
-	// The port is picked by binding :0 and closing it, so another process can
-	// grab it before the JVM binds; retry with a fresh port if the JVM dies.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		s, err := startOnce(dir, opts)
+		s, err := startOnce(dir, opts, launch)
 		if err == nil {
 			s.ownDir = ownDir
 			return s, nil
@@ -172,10 +178,10 @@ func launchOnce(dir string, opts Options) (*Server, error) {
 	return &Server{addr: net.JoinHostPort("127.0.0.1", strconv.Itoa(port)), adminAddr: adminAddr, dir: dir, jvm: j}, nil
 }
 
-// startOnce launches the JVM and waits until it serves; it kills the JVM
-// when it does not.
-func startOnce(dir string, opts Options) (*Server, error) {
-	s, err := launchOnce(dir, opts)
+// startOnce launches the JVM with launch and waits until it serves; it
+// kills the JVM when it does not.
+func startOnce(dir string, opts Options, launch func(dir string, opts Options) (*Server, error)) (*Server, error) {
+	s, err := launch(dir, opts)
 	if err != nil {
 		return nil, err
 	}
