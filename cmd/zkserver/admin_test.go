@@ -7,6 +7,8 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -28,16 +30,39 @@ func runWithAdminCfg(t *testing.T, adminPort int, extra string, check func()) st
 	bin := buildServer(t)
 	port := freePort(t)
 	cfg := writeCfg(t, fmt.Sprintf("clientPort=%d\nclientPortAddress=127.0.0.1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n%s", port, adminPort, extra))
-	var logs bytes.Buffer
+	logs := &lockedLog{}
 	cmd := exec.Command(bin, cfg)
-	cmd.Stderr = &logs
+	cmd.Stderr = logs
 	require.NoError(t, cmd.Start())
 	t.Cleanup(func() { cmd.Process.Kill() })
 	waitListening(t, fmt.Sprintf("127.0.0.1:%d", port))
+	// The AdminServer starts after the client port: wait for its line
+	// ("AdminServer started", or not started), so SIGINT never comes first.
+	require.Eventually(t, func() bool { return strings.Contains(logs.String(), "AdminServer") }, 10*time.Second,
+		5*time.Millisecond, "no AdminServer line in the log:\n%s", logs)
 	check()
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	require.NoError(t, cmd.Wait())
 	return logs.String()
+}
+
+// lockedLog is a process's log, written by exec's copier while the test
+// reads it.
+type lockedLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // TestAdminServerStartsFromZooCfg: a zoo.cfg turns the AdminServer on.
