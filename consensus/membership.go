@@ -25,6 +25,9 @@ func FormatMembership(members []Peer, version int64) []byte {
 	for _, p := range sorted {
 		host, peerPort, _ := net.SplitHostPort(p.RaftAddr)
 		_, electionPort, _ := net.SplitHostPort(p.ForwardAddr)
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]" // IPv6, as ZooKeeper writes it
+		}
 		role := "participant"
 		if p.Observer {
 			role = "observer"

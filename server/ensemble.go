@@ -45,13 +45,27 @@ func (c Config) peers() ([]consensus.Peer, error) {
 // errServerForm is the error for a server.N value of the wrong shape.
 var errServerForm = errors.New("want host:peerPort:electionPort[:participant|observer][;[clientAddress:]clientPort]")
 
+// splitServerAddr splits host:peerPort:electionPort[:role] at its colons;
+// an IPv6 host is written in brackets, as ZooKeeper wants it
+// ([2001:db8::1]:2888:3888), and comes back without them.
+func splitServerAddr(addr string) ([]string, error) {
+	if !strings.HasPrefix(addr, "[") {
+		return strings.Split(addr, ":"), nil
+	}
+	host, rest, ok := strings.Cut(addr[1:], "]")
+	if !ok || !strings.HasPrefix(rest, ":") || net.ParseIP(host) == nil {
+		return nil, errServerForm
+	}
+	return append([]string{host}, strings.Split(rest[1:], ":")...), nil
+}
+
 // parseServerLine reads host:peerPort:electionPort[:participant|observer]
 // followed by an optional ;[clientAddress:]clientPort. Its errors do not
 // repeat the line: the caller says where it is.
 func parseServerLine(id int64, line string) (consensus.Peer, error) {
 	addr, client, _ := strings.Cut(line, ";")
-	parts := strings.Split(strings.TrimSpace(addr), ":")
-	if len(parts) < 3 || len(parts) > 4 || parts[0] == "" {
+	parts, err := splitServerAddr(strings.TrimSpace(addr))
+	if err != nil || len(parts) < 3 || len(parts) > 4 || parts[0] == "" {
 		return consensus.Peer{}, errServerForm
 	}
 	for i, name := range []string{"peer port", "election port"} {
