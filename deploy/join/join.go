@@ -36,7 +36,7 @@ func ClientAddr(line string) (string, error) {
 		line = v
 	}
 	peer, client, ok := strings.Cut(line, ";")
-	host, _, _ := strings.Cut(peer, ":")
+	host, _ := splitPeer(peer)
 	if !ok || host == "" || strings.TrimSpace(client) == "" {
 		return "", fmt.Errorf("%w: %q", ErrServerLine, line)
 	}
@@ -137,9 +137,24 @@ func PeerAddr(line string) (string, error) {
 		line = v
 	}
 	peer, _, _ := strings.Cut(line, ";")
-	parts := strings.Split(peer, ":")
-	if len(parts) < 3 || parts[0] == "" {
+	host, ports := splitPeer(peer)
+	parts := strings.Split(ports, ":")
+	if host == "" || len(parts) < 2 {
 		return "", fmt.Errorf("%w: %q", ErrServerLine, line)
 	}
-	return net.JoinHostPort(parts[0], parts[1]), nil
+	return net.JoinHostPort(host, parts[0]), nil
+}
+
+// splitPeer splits host:peerPort:electionPort[:role] into its host and
+// the rest; an IPv6 host is in brackets ([2001:db8::1]:2888:3888), as
+// ZooKeeper writes it.
+func splitPeer(peer string) (host, ports string) {
+	if strings.HasPrefix(peer, "[") {
+		if v6, rest, ok := strings.Cut(peer[1:], "]"); ok {
+			return v6, strings.TrimPrefix(rest, ":")
+		}
+		return "", ""
+	}
+	host, ports, _ = strings.Cut(peer, ":")
+	return host, ports
 }

@@ -12,6 +12,8 @@ func TestAddressesOfServerLines(t *testing.T) {
 		{"zk-3.zk-hs:2888:3888;2181", "zk-3.zk-hs:2181", "zk-3.zk-hs:2888"},
 		{"server.2=10.0.0.2:2888:3888:participant;0.0.0.0:2181", "10.0.0.2:2181", "10.0.0.2:2888"},
 		{"server.3=a:1:2:observer;127.0.0.9:2189", "127.0.0.9:2189", "a:1"},
+		{"server.4=[2001:db8::4]:2888:3888;2181", "[2001:db8::4]:2181", "[2001:db8::4]:2888"},
+		{"server.5=[::1]:1:2:participant;[::1]:2185", "[::1]:2185", "[::1]:1"},
 	}
 	for _, tc := range cases {
 		c, err := ClientAddr(tc.line)
