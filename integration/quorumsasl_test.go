@@ -1,20 +1,19 @@
 package integration
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/internal/testpki"
 	"github.com/zkraft/zkraft/server"
 )
@@ -55,32 +54,8 @@ func withQuorumSASL(jaas []string, q []server.QuorumSASL) ClusterOption {
 	})
 }
 
-// logBuffer collects a server's log lines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) lines(substr string) []string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var out []string
-	for l := range strings.Lines(b.buf.String()) {
-		if strings.Contains(l, substr) {
-			out = append(out, l)
-		}
-	}
-	return out
-}
-
 // withLogs logs server i into logs[i].
-func withLogs(logs []*logBuffer) ClusterOption {
+func withLogs(logs []*testlog.Buffer) ClusterOption {
 	return WithServerOptions(func(i int) []server.Option {
 		return []server.Option{server.WithLogger(slog.New(slog.NewTextHandler(logs[i], nil)))}
 	})
@@ -159,12 +134,12 @@ func requireLeftOut(t *testing.T, c *Cluster, out int, path string) {
 // per redial.
 func TestQuorumSASL_WrongPasswordCannotJoin(t *testing.T) {
 	good, bad := quorumJAAS(t, "secret"), quorumJAAS(t, "wrong")
-	logs := []*logBuffer{{}, {}, {}}
+	logs := []*testlog.Buffer{{}, {}, {}}
 	c := StartCluster(t, 3, withQuorumSASL([]string{good, good, bad},
 		[]server.QuorumSASL{saslRequired, saslRequired, saslRequired}), WithLeaderAmong(0, 1), withLogs(logs))
 	requireLeftOut(t, c, 2, "/good-password-only")
 
-	failed := logs[2].lines("quorum SASL authentication failed")
+	failed := logs[2].Lines("quorum SASL authentication failed")
 	require.NotEmpty(t, failed, "the server with the wrong password says why it cannot join")
 	peers := map[string]int{}
 	for _, l := range failed {
@@ -177,7 +152,7 @@ func TestQuorumSASL_WrongPasswordCannotJoin(t *testing.T) {
 	for peer, n := range peers {
 		require.Equal(t, 1, n, "dialling %s: logged once, however often Raft redials", peer)
 	}
-	require.NotEmpty(t, append(logs[0].lines("quorum SASL authentication failed"), logs[1].lines("quorum SASL authentication failed")...),
+	require.NotEmpty(t, append(logs[0].Lines("quorum SASL authentication failed"), logs[1].Lines("quorum SASL authentication failed")...),
 		"the good servers log the refused links too")
 }
 

@@ -1,17 +1,16 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/binary"
 	"log/slog"
 	"net"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -34,26 +33,8 @@ func startFakeClockServer(t *testing.T, edit func(*Config), opts ...Option) (*Se
 	return s, clock
 }
 
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // withLogTo makes the server log into b.
-func withLogTo(b *syncBuffer) Option {
+func withLogTo(b *testlog.Buffer) Option {
 	return WithLogger(slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo})))
 }
 

@@ -1,11 +1,9 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -13,26 +11,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/internal/testlog"
 )
-
-// lockedBuffer is a log destination a test can read while the server
-// writes to it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // waitUntil polls cond until it holds or 10 s pass.
 func waitUntil(t *testing.T, what string, cond func() bool) {
@@ -57,7 +37,7 @@ func TestFullLogDiskIsReadOnlyUntilSpaceReturns(t *testing.T) {
 	cfg.TickTime = 50 * time.Millisecond
 	cfg.MaxSessionTimeout = 10 * time.Second
 	faults := &consensus.DiskFaults{}
-	var logs lockedBuffer
+	var logs testlog.Buffer
 	s, err := New(cfg, WithDiskFaults(faults), WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)

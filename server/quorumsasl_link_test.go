@@ -16,6 +16,7 @@ import (
 	"github.com/zkraft/zkraft/auth/digestmd5"
 	"github.com/zkraft/zkraft/auth/sasl"
 	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 var quietLog = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -209,8 +210,8 @@ func TestQuorumSASLPacketLimits(t *testing.T) {
 // Raft redials a peer that refuses it again and again: the failure is
 // logged once per peer on each side, and the recovery once.
 func TestQuorumSASLFailuresLoggedOncePerPeer(t *testing.T) {
-	var acceptLog, dialLog syncBuffer
-	logTo := func(b *syncBuffer) *slog.Logger {
+	var acceptLog, dialLog testlog.Buffer
+	logTo := func(b *testlog.Buffer) *slog.Logger {
 		return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
 	acceptor := testPolicy("right", true, true)

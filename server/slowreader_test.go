@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -96,7 +97,7 @@ func TestSlowReaderThatPingsKeepsSession(t *testing.T) {
 // ClientOutputLimit, with a warning naming the limit; everyone else is
 // served, and the server's backlog accounting returns to zero.
 func TestNeverReadingClientIsCutAtOutputLimit(t *testing.T) {
-	var logs syncBuffer
+	var logs testlog.Buffer
 	s, _ := startFakeClockServer(t, func(c *Config) { c.MaxBuffer = 64 << 10; c.ClientOutputLimit = 1 << 20 }, withLogTo(&logs))
 	owner := connect(t, s)
 	_, err := owner.Create("/big", make([]byte, 32<<10), 0, zk.WorldACL(zk.PermAll))

@@ -1,14 +1,11 @@
 package tlsconf
 
 import (
-	"bytes"
 	"crypto/tls"
 	"crypto/x509"
 	"io"
 	"log/slog"
 	"net"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 )
@@ -167,32 +164,6 @@ func mustFail(t *testing.T, addr string, cfg *tls.Config, results <-chan serverR
 	}
 	return cerr
 }
-
-// logBuffer collects log output for tests that check what was logged.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) count(substr string) int {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return strings.Count(b.buf.String(), substr)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
 
 // waitFor polls cond until it holds or the deadline passes.
 func waitFor(t *testing.T, what string, cond func() bool) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 // presented returns the serial of the certificate the server shows.
@@ -94,10 +96,10 @@ func TestReloadTrustStore(t *testing.T) {
 
 func TestWatcherReloadsChangedFiles(t *testing.T) {
 	f := newFixture(t)
-	var logs logBuffer
+	var logs testlog.Buffer
 	cfg := f.config(t, nil)
 	cfg.PollInterval = 10 * time.Millisecond
-	src := load(t, cfg, logs.logger())
+	src := load(t, cfg, slog.New(slog.NewTextHandler(&logs, nil)))
 	addr, res := serve(t, src.ServerConfig())
 
 	renewed := issue(t, serverSpec("server"), &f.ca)
@@ -105,7 +107,7 @@ func TestWatcherReloadsChangedFiles(t *testing.T) {
 	waitFor(t, "the renewed certificate to be served", func() bool {
 		return presented(t, f, addr, res) == renewed.cert.SerialNumber.String()
 	})
-	if logs.count("key material reloaded") != 1 {
+	if logs.Count("key material reloaded") != 1 {
 		t.Errorf("want one reload logged:\n%s", logs.String())
 	}
 
@@ -115,10 +117,10 @@ func TestWatcherReloadsChangedFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	const failed = "reloading key material failed"
-	waitFor(t, "the failed reload to be logged", func() bool { return logs.count(failed) > 0 })
+	waitFor(t, "the failed reload to be logged", func() bool { return logs.Count(failed) > 0 })
 	after := src.polls.Load()
 	waitFor(t, "more polls", func() bool { return src.polls.Load() >= after+5 })
-	if n := logs.count(failed); n != 1 {
+	if n := logs.Count(failed); n != 1 {
 		t.Errorf("failed reload logged %d times, want once", n)
 	}
 	if got := presented(t, f, addr, res); got != renewed.cert.SerialNumber.String() {

@@ -12,10 +12,11 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 // jdkProps are the system properties both parsers expand.
@@ -25,25 +26,7 @@ var jdkProps = map[string]string{"kafka.home": "/opt/kafka", "a": "1", "b": "", 
 type jaasDump struct {
 	in     io.WriteCloser
 	out    *bufio.Scanner
-	stderr *syncBuffer
-}
-
-// syncBuffer collects a child's stderr while the test may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
+	stderr *testlog.Buffer
 }
 
 func startJaasDump(t *testing.T) *jaasDump {
@@ -61,7 +44,7 @@ func startJaasDump(t *testing.T) *jaasDump {
 	}
 	cmd := exec.Command(java, "--add-opens", "java.base/sun.security.provider=ALL-UNNAMED",
 		"--add-exports", "java.base/sun.security.provider=ALL-UNNAMED", "testdata/JaasDump.java")
-	stderr := &syncBuffer{}
+	stderr := &testlog.Buffer{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
 	require.NoError(t, err)

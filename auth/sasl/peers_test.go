@@ -2,7 +2,6 @@ package sasl
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -12,36 +11,19 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testlog"
 )
-
-// syncBuffer collects a child's stderr while the test may read it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // lineProc is a child process that answers each command line with one
 // line (the testdata programs).
 type lineProc struct {
 	in     io.WriteCloser
 	out    *bufio.Scanner
-	stderr *syncBuffer
+	stderr *testlog.Buffer
 }
 
 func startProc(t *testing.T, name string, args ...string) *lineProc {
@@ -52,7 +34,7 @@ func startProc(t *testing.T, name string, args ...string) *lineProc {
 	require.NoError(t, err)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
-	p := &lineProc{in: in, out: bufio.NewScanner(out), stderr: &syncBuffer{}}
+	p := &lineProc{in: in, out: bufio.NewScanner(out), stderr: &testlog.Buffer{}}
 	p.out.Buffer(make([]byte, 64<<10), 1<<20)
 	cmd.Stderr = p.stderr
 	require.NoError(t, cmd.Start())

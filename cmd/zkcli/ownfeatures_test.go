@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 // TestTree checks tree's drawing, -s and --json.
@@ -77,24 +79,6 @@ func TestExportImport(t *testing.T) {
 	}
 }
 
-// syncBuffer is a bytes.Buffer safe for a writer and a poller.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // waitFor polls until cond holds, failing the test after 10 s.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
@@ -109,9 +93,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 
 // startWatch runs "zkcli args..." in the background and returns its
 // outputs and a channel that yields its exit status.
-func startWatch(t *testing.T, addr string, args ...string) (stdout, stderr *syncBuffer, done <-chan int) {
+func startWatch(t *testing.T, addr string, args ...string) (stdout, stderr *testlog.Buffer, done <-chan int) {
 	t.Helper()
-	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	stdout, stderr = &testlog.Buffer{}, &testlog.Buffer{}
 	ch := make(chan int, 1)
 	go func() { ch <- run(append([]string{"-server", addr, "-timeout", "10s"}, args...), stdout, stderr) }()
 	waitFor(t, "the watch to be set", func() bool { return strings.Contains(stderr.String(), "watching ") })

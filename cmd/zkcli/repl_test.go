@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 // zkcliSession runs one zkcli session against addr with the lines of
@@ -118,7 +119,7 @@ func TestSessionEphemerals(t *testing.T) {
 type liveSession struct {
 	t    *testing.T
 	in   *io.PipeWriter
-	out  *syncBuffer
+	out  *testlog.Buffer
 	code chan int
 }
 
@@ -129,7 +130,7 @@ func startSession(t *testing.T, addr string) *liveSession {
 // startSessionArgs starts a session with zkcli's flags args.
 func startSessionArgs(t *testing.T, args ...string) *liveSession {
 	r, w := io.Pipe()
-	s := &liveSession{t: t, in: w, out: &syncBuffer{}, code: make(chan int, 1)}
+	s := &liveSession{t: t, in: w, out: &testlog.Buffer{}, code: make(chan int, 1)}
 	go func() {
 		s.code <- runWith(args, r, s.out, s.out)
 	}()

@@ -9,6 +9,7 @@ import (
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/internal/testpki"
 	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/wire"
@@ -110,7 +111,7 @@ func TestSessionTLS(t *testing.T) {
 	}))
 	addr := srv.SecureAddr()
 	in := "whoami\ncreate -e /tls-e\ngetEphemerals\nconnect " + addr + "\nwhoami\ngetEphemerals\n"
-	var b syncBuffer
+	var b testlog.Buffer
 	code := runWith([]string{"-server", addr, "-timeout", "10s", "-tls-ca", ca, "-tls-cert", clientKS, "-tls-key", clientKS},
 		strings.NewReader(in), &b, &b)
 	who := "Auth scheme: User\nip: 127.0.0.1\nx509: CN=bob\n"

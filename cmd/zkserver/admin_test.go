@@ -1,19 +1,19 @@
 package main
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/testlog"
 )
 
 // runWithAdmin starts zkserver on a zoo.cfg whose AdminServer listens on
@@ -30,7 +30,7 @@ func runWithAdminCfg(t *testing.T, adminPort int, extra string, check func()) st
 	bin := buildServer(t)
 	port := freePort(t)
 	cfg := writeCfg(t, fmt.Sprintf("clientPort=%d\nclientPortAddress=127.0.0.1\nadmin.serverAddress=127.0.0.1\nadmin.serverPort=%d\n%s", port, adminPort, extra))
-	logs := &lockedLog{}
+	logs := &testlog.Buffer{}
 	cmd := exec.Command(bin, cfg)
 	cmd.Stderr = logs
 	require.NoError(t, cmd.Start())
@@ -44,25 +44,6 @@ func runWithAdminCfg(t *testing.T, adminPort int, extra string, check func()) st
 	require.NoError(t, cmd.Process.Signal(syscall.SIGINT))
 	require.NoError(t, cmd.Wait())
 	return logs.String()
-}
-
-// lockedLog is a process's log, written by exec's copier while the test
-// reads it.
-type lockedLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *lockedLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
 }
 
 // TestAdminServerStartsFromZooCfg: a zoo.cfg turns the AdminServer on.
