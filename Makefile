@@ -1,9 +1,10 @@
 # zkraft: two commands matter. `make run` serves an in-memory standalone
-# server on 127.0.0.1:2181; `make test` runs every check CI runs.
+# server on 127.0.0.1:2181; `make test` runs the tests. CI runs it, then
+# `make check`.
 
 GO ?= go
 
-.PHONY: run lab test build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run lab test check flaky build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -49,19 +50,27 @@ fmtcheck:
 vet:
 	$(GO) vet ./...
 
+# make test: gofmt, go vet, every package's tests with -race, then the
+# recipes without it (see scripts/test.sh). Every step runs to its end,
+# then one summary lists what failed and the slowest tests. LOAD=2 runs it
+# beside two busy loops, as a loaded CI machine; TEST_P sets how many
+# packages are tested at once.
+test:
+	GO=$(GO) ./scripts/test.sh test
+
+# make check: what CI runs after make test, slower or needing more than Go:
+# the six-platform vet, a build with the oldest Go release go.mod allows,
+# the Kubernetes manifests, and the migration round trip with ZooKeeper at
+# 100k znodes. Steps that need the module proxy say so and are skipped
+# when it is out of reach.
+check:
+	GO=$(GO) ./scripts/test.sh check
+
 # Type-checks the code and the tests for every platform zkraft ships for
 # (go vet builds no binaries, so this is quick).
 PLATFORMS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 crossvet:
-	@for p in $(PLATFORMS); do echo "go vet ./... ($$p)"; \
-		GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet ./... || exit 1; done
-
-# deploy/kubernetes validated offline: strict decoding into the Kubernetes
-# API's Go types plus cross-object checks, in a module of its own so that
-# the main module does not take the Kubernetes dependencies (about 7 s with
-# a warm build cache; compiling k8s.io/api from cold takes 1-3 minutes).
-kubecheck:
-	cd deploy/kubernetes/check && $(GO) vet ./... && $(GO) test -count=1 ./...
+	GO=$(GO) ./scripts/test.sh crossvet
 
 # go.mod's go line is the oldest Go release zkraft builds with: the newest
 # standard library it calls (sync.WaitGroup.Go, Go 1.25; every dependency asks
@@ -69,26 +78,22 @@ kubecheck:
 # Go. `make oldgo` builds and vets everything with exactly that release, which
 # the go command fetches from the module proxy (golang.org/toolchain, once);
 # when it cannot be fetched it says so and skips.
-GO_FLOOR = $(shell sed -n 's/^go //p' go.mod)
 oldgo:
-	@if out=$$(GOTOOLCHAIN=go$(GO_FLOOR) $(GO) version 2>&1); then \
-		echo "go build ./... && go vet ./... (with $$out)"; \
-		GOTOOLCHAIN=go$(GO_FLOOR) $(GO) build ./... && GOTOOLCHAIN=go$(GO_FLOOR) $(GO) vet ./...; \
-	else \
-		echo "make oldgo: SKIPPED: go$(GO_FLOOR), the release go.mod names, could not be fetched, so zkraft"; \
-		echo "was not built with its oldest supported Go. The go command said:"; echo "$$out"; \
-	fi
+	GO=$(GO) ./scripts/test.sh oldgo
 
-test: fmtcheck vet crossvet oldgo kubecheck
-	$(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v '/recipes$$')
-	@# The recipe tests break clients' connections on purpose (faults,
-	@# leader kills, closes with watches set), and go-zookeeper v1.0.4
-	@# races with itself when a client reconnects while it holds watches
-	@# (see recipes/lock_cluster_test.go): they run without -race.
-	$(GO) test -count=1 -timeout 10m ./recipes/
-	@# The migration round trip with real ZooKeeper at the issue's size,
-	@# 100k znodes (under -race above it builds 10k: 100k took 100 s there).
-	$(GO) test -count=1 -timeout 10m -run TestRoundTripWithZooKeeper ./migrate/
+# deploy/kubernetes validated offline: strict decoding into the Kubernetes
+# API's Go types plus cross-object checks, in a module of its own so that
+# the main module does not take the Kubernetes dependencies.
+kubecheck:
+	GO=$(GO) ./scripts/test.sh kubecheck
+
+# make flaky N=20 PKG=./integration runs one package's tests N times beside
+# LOAD busy loops (default 2), each run a fresh test binary, then prints
+# the failures per test (internal/testtally). RUN narrows to a -run
+# pattern; FLAKY_FLAGS adds go test flags (default -race).
+N ?= 20
+flaky:
+	GO=$(GO) ./scripts/flaky.sh
 
 # Short fuzzing passes over the decoders and validators (not part of `make test`;
 # the committed seed corpora run as ordinary tests there).

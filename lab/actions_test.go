@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/console"
@@ -40,7 +41,7 @@ func TestLinkKillRestartAndLoadThroughConsole(t *testing.T) {
 
 	require.Equal(t, http.StatusOK, post(t, via+"console/api/lab/load", auth, `{"clients":2}`))
 	require.Equal(t, http.StatusConflict, post(t, via+"console/api/lab/load", auth, `{"clients":2}`), "one load at a time")
-	require.Eventually(t, func() bool { return labStatus(t, via).Load.Writes >= 20 }, 20*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { return labStatus(t, via).Load.Writes >= 20 }, 60*time.Second, 20*time.Millisecond)
 
 	// A slow, lossy link between the leader and the follower: the
 	// follower falls behind while the load writes, then catches up.
@@ -50,8 +51,19 @@ func TestLinkKillRestartAndLoadThroughConsole(t *testing.T) {
 	require.Equal(t, http.StatusOK, post(t, via+"console/api/lab/link", auth, link))
 	require.Equal(t, []console.LabLink{{A: min(leader, follower), B: max(leader, follower), DelayMs: 200, Loss: 0.5}},
 		labStatus(t, via).Links)
-	require.Eventually(t, func() bool { return lagOf(urls[leader-1], follower) >= 5 }, 20*time.Second, 20*time.Millisecond,
-		"the follower behind a slow link stays in step")
+	// The load's clients may all be on that follower, whose own writes
+	// then wait for it; so a client of the leader writes too, each write
+	// committed by the leader and the other follower alone.
+	direct, _, err := zk.Connect([]string{l.ClientAddrs()[leader-1]}, 4*time.Second, zk.WithLogger(quiet{}))
+	require.NoError(t, err)
+	defer direct.Close()
+	_, err = direct.Create("/behind", nil, 0, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	require.Eventually(t, func() bool {
+		_, err := direct.Set("/behind", nil, -1)
+		require.NoError(t, err)
+		return lagOf(urls[leader-1], follower) >= 5
+	}, 60*time.Second, 20*time.Millisecond, "the follower behind a slow link does not fall behind")
 	clear := fmt.Sprintf(`{"a":%d,"b":%d}`, leader, follower)
 	require.Equal(t, http.StatusOK, post(t, via+"console/api/lab/link", auth, clear))
 	require.Empty(t, labStatus(t, via).Links)
@@ -60,9 +72,9 @@ func TestLinkKillRestartAndLoadThroughConsole(t *testing.T) {
 	// Kill the leader: another leads, the load goes on writing.
 	require.Equal(t, http.StatusOK, post(t, via+"console/api/lab/kill", auth, fmt.Sprintf(`{"id":%d}`, leader)))
 	require.False(t, labStatus(t, via).Servers[leader-1].Running)
-	require.Eventually(t, func() bool { id := leaderOf(l); return id != 0 && id != leader }, 20*time.Second, 20*time.Millisecond)
+	require.Eventually(t, func() bool { id := leaderOf(l); return id != 0 && id != leader }, 60*time.Second, 20*time.Millisecond)
 	before := labStatus(t, via).Load.Writes
-	require.Eventually(t, func() bool { return labStatus(t, via).Load.Writes >= before+20 }, 20*time.Second, 20*time.Millisecond,
+	require.Eventually(t, func() bool { return labStatus(t, via).Load.Writes >= before+20 }, 60*time.Second, 20*time.Millisecond,
 		"the load stopped writing after the leader's kill")
 	require.Equal(t, http.StatusConflict, post(t, via+"console/api/lab/kill", auth, fmt.Sprintf(`{"id":%d}`, leader)), "killed twice")
 
@@ -81,5 +93,5 @@ func waitInStep(t *testing.T, l *Lab, id int64) {
 	require.Eventually(t, func() bool {
 		ld := leaderOf(l)
 		return ld != 0 && ld != id && role(urls[id-1], id) == "follower" && lagOf(urls[ld-1], id) == 0
-	}, 30*time.Second, 20*time.Millisecond, "server %d does not follow in step", id)
+	}, 60*time.Second, 20*time.Millisecond, "server %d does not follow in step", id)
 }

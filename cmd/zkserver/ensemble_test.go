@@ -56,6 +56,31 @@ func (p *proc) mode() string {
 	return stats[0].Mode.String()
 }
 
+// servedWithin bounds untilServed: the time a three-process ensemble
+// with tickTime=200 may take, on a loaded machine, to elect a leader
+// (initLimit and syncLimit are 10 and 5 ticks) and to let every follower
+// synchronise, with room for the machine's stalls.
+const servedWithin = 60 * time.Second
+
+// untilServed retries op while the client finds no server that serves it
+// (zk.ErrNoServer: every server refused or was down) or lost the one it
+// had (zk.ErrConnectionClosed), and fails the test on any other error or
+// when servedWithin passes.
+func untilServed(t *testing.T, what string, op func() error) {
+	t.Helper()
+	deadline := time.Now().Add(servedWithin)
+	for {
+		err := op()
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, zk.ErrNoServer) && !errors.Is(err, zk.ErrConnectionClosed) || time.Now().After(deadline) {
+			t.Fatalf("%s: %v", what, err)
+		}
+		time.Sleep(50 * time.Millisecond) // retry interval of the condition above
+	}
+}
+
 // kill stops the process with SIGKILL and waits for it to exit.
 func (p *proc) kill(t *testing.T) {
 	t.Helper()
@@ -211,8 +236,17 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 	live := append(append([]*proc{}, procs[:leader]...), procs[leader+1:]...)
 	leaderOf(t, live)
 	for i := 0; i < 50; i++ {
-		_, err := c.Create(fmt.Sprintf("/after-%02d", i), nil, 0, acl)
-		require.NoError(t, err, "writes continue after the leader's SIGKILL")
+		// The client may still be looking for a server that serves it: a
+		// follower refuses clients until it has synchronised with the new
+		// leader, which on a loaded machine takes a while.
+		path, tries := fmt.Sprintf("/after-%02d", i), 0
+		untilServed(t, "create "+path, func() error {
+			_, err := c.Create(path, nil, 0, acl)
+			if tries++; tries > 1 && errors.Is(err, zk.ErrNodeExists) {
+				return nil // an earlier try landed, its reply was lost
+			}
+			return err
+		})
 	}
 
 	// The killed server comes back from its dataDir and catches up.
@@ -222,8 +256,9 @@ func TestThreeProcessEnsembleSurvivesLeaderSIGKILL(t *testing.T) {
 	back, _, err := zk.Connect([]string{procs[leader].addr}, 10*time.Second, zk.WithLogger(nopLogger{}))
 	require.NoError(t, err)
 	defer back.Close()
-	_, err = back.Sync("/")
-	require.NoError(t, err)
+	// srvr says follower before the server has synchronised and serves
+	// clients; until it does, it refuses them.
+	untilServed(t, "sync on the restarted server", func() error { _, err := back.Sync("/"); return err })
 	kids, _, err := back.Children("/")
 	require.NoError(t, err)
 	require.Len(t, kids, 101, "100 nodes plus /zookeeper, none lost")
