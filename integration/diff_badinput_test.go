@@ -33,45 +33,70 @@ func frame(xid int32, op wire.Op, body []byte) []byte {
 
 // sendAndWatch writes b, then logs the reply (if any) and whether the
 // server closed the connection.
-func (r *rclient) sendAndWatch(desc string, b []byte) {
+func (r *rclient) sendAndWatch(desc string, b []byte) { r.sendAndWatchLater(desc, b)() }
+
+// sendAndWatchLater is sendAndWatch in two parts: it writes b and reads
+// the reply now, so the server handles the requests of several cases in
+// the order they are sent, then watches in the background whether the
+// server closes the connection after the reply (noEventWithin, then a
+// ping). The func it returns waits for that and logs it all. Calling it
+// for each case first and the funcs after lets the cases' watch windows
+// pass at once, with the same transcript as one sendAndWatch after
+// another.
+func (r *rclient) sendAndWatchLater(desc string, b []byte) (logIt func()) {
 	if err := r.WriteRaw(b); err != nil {
 		if errors.Is(err, errServerClosed) {
 			// The server closed while the rest of a large frame was still
 			// being written: the same outcome as a close without a reply
 			// read afterwards, only sooner, so log it the same way.
-			r.log("%s -> no reply", desc)
-			r.log("connection: closed")
-			return
+			return func() {
+				r.log("%s -> no reply", desc)
+				r.log("connection: closed")
+			}
 		}
-		r.log("%s: write -> %s", desc, rawErr(err))
-		return
+		return func() { r.log("%s: write -> %s", desc, rawErr(err)) }
 	}
 	start := time.Now()
-	defer func() {
+	frames, closed, err := r.readUntilReply()
+	var ping rawReply
+	var pingErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err == nil && !closed {
+			var more []rawFrame
+			more, closed, err = r.WaitClosed(noEventWithin)
+			frames = append(frames, more...)
+		}
+		if err == nil && !closed {
+			ping, pingErr = r.ping()
+		}
+	}()
+	return func() {
+		<-done
 		if d := time.Since(start); d > time.Second {
 			r.s.t.Logf("%s on %s: %s took %v", r.name, r.s.addr, desc, d.Round(time.Millisecond))
 		}
-	}()
-	frames, closed, err := r.WaitClosedOrReply()
-	for _, f := range frames {
-		r.log("%s -> xid=%d %s zxid=%s body=%dB", desc, f.Hdr.Xid, codeName(f.Hdr.Err), r.s.zx(f.Hdr.Zxid), len(f.Body))
-	}
-	if len(frames) == 0 {
-		r.log("%s -> no reply", desc)
-	}
-	switch {
-	case err != nil:
-		r.log("connection: %s", rawErr(err))
-	case closed:
-		r.log("connection: closed")
-	default:
-		r.State()
+		for _, f := range frames {
+			r.log("%s -> xid=%d %s zxid=%s body=%dB", desc, f.Hdr.Xid, codeName(f.Hdr.Err), r.s.zx(f.Hdr.Zxid), len(f.Body))
+		}
+		if len(frames) == 0 {
+			r.log("%s -> no reply", desc)
+		}
+		switch {
+		case err != nil:
+			r.log("connection: %s", rawErr(err))
+		case closed:
+			r.log("connection: closed")
+		default:
+			r.logState(ping, pingErr)
+		}
 	}
 }
 
-// WaitClosedOrReply reads until a reply arrives (then waits briefly for a
-// close) or the server closes the connection.
-func (c *rawClient) WaitClosedOrReply() (frames []rawFrame, closed bool, err error) {
+// readUntilReply reads frames until a reply (not an event) arrives or the
+// server closes the connection.
+func (c *rawClient) readUntilReply() (frames []rawFrame, closed bool, err error) {
 	for {
 		f, err := c.ReadFrame(rawTimeout)
 		switch {
@@ -82,10 +107,7 @@ func (c *rawClient) WaitClosedOrReply() (frames []rawFrame, closed bool, err err
 		}
 		frames = append(frames, f)
 		if !f.IsEvent() {
-			// A reply (for a ping it has xid -2, not the request's);
-			// if the server closes right after it, say so.
-			more, closed, err := c.WaitClosed(noEventWithin)
-			return append(frames, more...), closed, err
+			return frames, false, nil
 		}
 	}
 }
@@ -123,9 +145,13 @@ func diffBadOpcodes(s *sc) {
 		{"setWatches with null lists", wire.OpSetWatches, wire.Marshal(&wire.SetWatches{})},
 		{"getChildren2 with watch byte 7", wire.OpGetChildren2, append(append([]byte(nil), pathBody...), 7)},
 	}
+	var logs []func()
 	for i, c := range cases {
 		r := s.raw(fmt.Sprintf("C%02d", i))
-		r.sendAndWatch(c.desc, frame(int32(100+i), c.op, c.body))
+		logs = append(logs, r.sendAndWatchLater(c.desc, frame(int32(100+i), c.op, c.body)))
+	}
+	for _, logIt := range logs {
+		logIt()
 	}
 	setup.GetData(s.p("/n"), false)
 	setup.Exists(s.p("/box"), false)

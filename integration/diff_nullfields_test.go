@@ -47,9 +47,13 @@ type nullCase struct {
 }
 
 func (s *sc) runNullCases(cases []nullCase) {
+	var logs []func()
 	for i, c := range cases {
 		r := s.raw(fmt.Sprintf("N%02d", i))
-		r.sendAndWatch(c.desc, frame(int32(100+i), c.op, withNulls(c.body)))
+		logs = append(logs, r.sendAndWatchLater(c.desc, frame(int32(100+i), c.op, withNulls(c.body))))
+	}
+	for _, logIt := range logs {
+		logIt()
 	}
 }
 

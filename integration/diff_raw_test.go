@@ -148,12 +148,20 @@ func (r *rclient) logReply(desc string, rep rawReply, err error, show func() str
 // State logs whether the connection is still open: a ping is answered, or
 // the server has closed the socket. Call it only after reading the replies
 // one expects, since unread data may be lost on a reset.
-func (r *rclient) State() {
+func (r *rclient) State() { r.logState(r.ping()) }
+
+// ping sends a ping and reads its reply, or errServerClosed at once if
+// the connection is known to be closed.
+func (r *rclient) ping() (rawReply, error) {
 	if r.Closed() {
-		r.log("connection: closed")
-		return
+		return rawReply{}, errServerClosed
 	}
-	rep, err := r.CallXid(wire.XidPing, wire.OpPing, nil, nil)
+	return r.CallXid(wire.XidPing, wire.OpPing, nil, nil)
+}
+
+// logState logs the events before a ping's reply and, from the reply,
+// whether the connection is open.
+func (r *rclient) logState(rep rawReply, err error) {
 	r.logEvents(rep.Events)
 	switch {
 	case err == nil:

@@ -1,3 +1,6 @@
+// The development tools zkraft's make targets run, pinned here so that the
+// main module does not take their dependencies: scripts/test.sh runs
+// `go tool -modfile=internal/tools/go.mod gotestsum`.
 module github.com/zkraft/zkraft/internal/tools
 
 go 1.25.0
