@@ -127,7 +127,7 @@ oldgo() {
 		echo "$out"
 		return 3
 	fi
-	echo "go build ./... && go vet ./... (with $out)"
+	echo "go build ./... && go vet ./... (with ${out##*$'\n'})"
 	GOTOOLCHAIN=go$floor $GO build ./... && GOTOOLCHAIN=go$floor $GO vet ./...
 }
 
