@@ -234,6 +234,51 @@ type noticeTransport struct {
 	// durable, when set, is the last index the local log holds on disk:
 	// the commit index Raft sends is capped at it (see leaderappend.go).
 	durable func() uint64
+	// heartbeats holds Close until no heartbeat is being handled.
+	heartbeats heartbeatGate
+}
+
+// heartbeatGate closes the path on which the transport hands heartbeats
+// to Raft directly, on the connection's own goroutine rather than Raft's.
+// raft.Shutdown does not wait for such a call, so one that had passed
+// Raft's shutdown check could still save a new term after the node closed
+// its stable store, and Raft panics when that fails ("failed to save
+// current term"): a clean stop, or the lab killing one server of an
+// in-process ensemble, took the whole process down. close waits for the
+// handlers in flight; later heartbeats are refused.
+type heartbeatGate struct {
+	mu     sync.RWMutex
+	closed bool
+}
+
+// wrap returns cb behind the gate.
+func (g *heartbeatGate) wrap(cb func(raft.RPC)) func(raft.RPC) {
+	return func(rpc raft.RPC) {
+		g.mu.RLock()
+		defer g.mu.RUnlock()
+		if g.closed {
+			rpc.Respond(nil, raft.ErrTransportShutdown)
+			return
+		}
+		cb(rpc)
+	}
+}
+
+// close waits for the heartbeats being handled and refuses the rest.
+func (g *heartbeatGate) close() {
+	g.mu.Lock()
+	g.closed = true
+	g.mu.Unlock()
+}
+
+// SetHeartbeatHandler gives the transport Raft's heartbeat handler behind
+// the gate (see heartbeatGate).
+func (t *noticeTransport) SetHeartbeatHandler(cb func(rpc raft.RPC)) {
+	if cb == nil {
+		t.Transport.SetHeartbeatHandler(nil)
+		return
+	}
+	t.Transport.SetHeartbeatHandler(t.heartbeats.wrap(cb))
 }
 
 var (
@@ -256,9 +301,10 @@ func (t *noticeTransport) RequestPreVote(id raft.ServerID, target raft.ServerAdd
 	return t.Transport.(raft.WithPreVote).RequestPreVote(id, target, args, resp)
 }
 
-// Close closes the transport, which ends any notice on its way, and
-// stops the notices.
+// Close waits for the heartbeats being handled, closes the transport,
+// which ends any notice on its way, and stops the notices.
 func (t *noticeTransport) Close() error {
+	t.heartbeats.close()
 	var err error
 	if c, ok := t.Transport.(raft.WithClose); ok {
 		err = c.Close()

@@ -58,34 +58,59 @@ func main() {
 }
 
 // read adds the outcomes in one stream to t. Lines that are not JSON
-// (a build error printed before the stream) are skipped.
+// (a build error printed before the stream) are skipped. A test that
+// started but has no outcome when its package ends (the binary panicked
+// or timed out while it ran) counts as failed.
 func read(r io.Reader, t map[[2]string]*tally) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), 16<<20)
+	running := map[[2]string]bool{}
 	for sc.Scan() {
 		var e event
 		if json.Unmarshal(sc.Bytes(), &e) != nil {
 			continue
 		}
-		if e.Action != "pass" && e.Action != "fail" && e.Action != "skip" {
+		k := [2]string{e.Package, e.Test}
+		switch e.Action {
+		case "run":
+			running[k] = true
+			continue
+		case "pass", "fail", "skip":
+			delete(running, k)
+		default:
 			continue
 		}
-		k := [2]string{e.Package, e.Test}
-		c := t[k]
-		if c == nil {
-			c = &tally{}
-			t[k] = c
+		if e.Test == "" && e.Action == "fail" {
+			for rk := range running {
+				if rk[0] == e.Package {
+					add(t, rk, "fail", 0)
+					delete(running, rk)
+				}
+			}
 		}
-		c.runs++
-		c.elapsed += e.Elapsed
-		switch e.Action {
-		case "fail":
-			c.fails++
-		case "skip":
-			c.skips++
-		}
+		add(t, k, e.Action, e.Elapsed)
+	}
+	for rk := range running { // the stream ended without the package's outcome
+		add(t, rk, "fail", 0)
 	}
 	return sc.Err()
+}
+
+// add counts one outcome of test k.
+func add(t map[[2]string]*tally, k [2]string, action string, elapsed float64) {
+	c := t[k]
+	if c == nil {
+		c = &tally{}
+		t[k] = c
+	}
+	c.runs++
+	c.elapsed += elapsed
+	switch action {
+	case "fail":
+		c.fails++
+	case "skip":
+		c.skips++
+	}
 }
 
 // report prints the failing tests, the packages and, if asked, the
