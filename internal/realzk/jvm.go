@@ -14,6 +14,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/zkraft/zkraft/internal/testports"
 )
 
 // This file holds what Start and StartEnsemble share: the zoo.cfg and
@@ -22,18 +24,16 @@ import (
 
 var errExited = errors.New("realzk: JVM exited before serving")
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
+// freePort returns a free loopback port from internal/testports' range,
+// below the kernel's ephemeral ports: a server another test starts
+// on port 0 cannot take one of them between the pick and the JVM's bind,
+// and then answer the ruok that tells Start the JVM serves (the likely
+// cause of one zkCli.sh SASL login refused by a server without SASL, seen
+// once in a quiet make test with -p 3). A process outside the tests can still
+// take one; callers retry when the JVM exits.
+func freePort() (int, error) { return testports.Pick() }
 
-// freePorts returns n distinct free loopback ports. They are picked by
-// binding :0 and closing again, so another process may take one before the
-// JVM binds it; callers retry when the JVM exits.
+// freePorts returns n distinct free ports, as freePort.
 func freePorts(n int) ([]int, error) {
 	ports := make([]int, 0, n)
 	for len(ports) < n {
