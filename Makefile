@@ -56,7 +56,7 @@ vet:
 # beside two busy loops, as a loaded CI machine; TEST_P sets how many
 # packages are tested at once.
 test:
-	GO=$(GO) ./scripts/test.sh test
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh test
 
 # make check: what CI runs after make test, slower or needing more than Go:
 # the six-platform vet, a build with the oldest Go release go.mod allows,
@@ -64,13 +64,13 @@ test:
 # 100k znodes. Steps that need the module proxy say so and are skipped
 # when it is out of reach.
 check:
-	GO=$(GO) ./scripts/test.sh check
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh check
 
 # Type-checks the code and the tests for every platform zkraft ships for
 # (go vet builds no binaries, so this is quick).
 PLATFORMS = linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64
 crossvet:
-	GO=$(GO) ./scripts/test.sh crossvet
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh crossvet
 
 # go.mod's go line is the oldest Go release zkraft builds with: the newest
 # standard library it calls (sync.WaitGroup.Go, Go 1.25; every dependency asks
@@ -79,13 +79,13 @@ crossvet:
 # the go command fetches from the module proxy (golang.org/toolchain, once);
 # when it cannot be fetched it says so and skips.
 oldgo:
-	GO=$(GO) ./scripts/test.sh oldgo
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh oldgo
 
 # deploy/kubernetes validated offline: strict decoding into the Kubernetes
 # API's Go types plus cross-object checks, in a module of its own so that
 # the main module does not take the Kubernetes dependencies.
 kubecheck:
-	GO=$(GO) ./scripts/test.sh kubecheck
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh kubecheck
 
 # make flaky N=20 PKG=./integration runs one package's tests N times beside
 # LOAD busy loops (default 2), each run a fresh test binary, then prints

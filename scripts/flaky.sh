@@ -18,12 +18,8 @@ n=${N:-20}
 flags=${FLAKY_FLAGS--race}
 out=${FLAKY_OUT:-$(mktemp -d /tmp/zkraft-flaky.XXXXXX)}
 mkdir -p "$out"
-busy=()
-for ((i = 0; i < ${LOAD:-2}; i++)); do
-	(while :; do :; done) &
-	busy+=($!)
-done
-trap 'for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done' EXIT
+. scripts/busy.sh
+start_busy "${LOAD:-2}"
 # Build once, so that the runs measure the tests, not the compiler.
 $GO test $flags -count=1 -run '^$' $PKG >/dev/null || exit 1
 for ((i = 1; i <= n; i++)); do

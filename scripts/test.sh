@@ -16,7 +16,7 @@
 # fresh directory under /tmp, printed at the end) for `go run
 # ./internal/testtally -slowest 20 $TEST_OUT/*.json`.
 #
-# Environment: GO (the go command), TEST_P (packages tested at once,
+# Environment: GO (the go command), PLATFORMS (crossvet's, from the Makefile), TEST_P (packages tested at once,
 # go test -p; default 3), TEST_OUT, LOAD (busy loops run beside the steps,
 # as a loaded CI machine: LOAD=2 make test).
 set -uo pipefail
@@ -29,12 +29,8 @@ failed=()
 skipped=()
 results=()
 
-busy=()
-for ((i = 0; i < ${LOAD:-0}; i++)); do
-	(while :; do :; done) &
-	busy+=($!)
-done
-trap 'for p in "${busy[@]}"; do kill "$p" 2>/dev/null; done' EXIT
+. scripts/busy.sh
+start_busy "${LOAD:-0}"
 
 # step NAME CMD...: runs CMD, records its outcome and time. A command that
 # exits 3 was skipped (it says why itself).
@@ -107,7 +103,7 @@ show_recipes() {
 # (go vet builds no binaries, so this is quick).
 crossvet() {
 	local p rc=0
-	for p in linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64 windows/arm64; do
+	for p in ${PLATFORMS:?the Makefile passes PLATFORMS, its list of release platforms}; do
 		echo "go vet ./... ($p)"
 		GOOS=${p%/*} GOARCH=${p#*/} $GO vet ./... || rc=1
 	done
