@@ -104,6 +104,11 @@ func TestFullDiskRefusesWritesWithoutElections(t *testing.T) {
 // TestCloseWhileDiskFull: Close does not wait for space.
 func TestCloseWhileDiskFull(t *testing.T) {
 	n, faults := startFaulty(t, false)
+	// Start returns once this node leads, which can be before Raft has
+	// appended its new term's no-op; had that append found the disk full,
+	// the write below would be refused at once rather than be in flight.
+	// A committed write first means every append before it is done.
+	propose(t, n, createAt("/before"))
 	faults.SetFull(true)
 	errc := make(chan error, 1)
 	go func() { _, err := n.Propose(context.Background(), createAt("/x")); errc <- err }()
