@@ -109,6 +109,7 @@ fuzz:
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzScanSegment -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestoreSnapshot -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzOpenEntry -fuzztime 30s -fuzzminimizetime 3s
+	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestore$$ -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadSnapshot -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadLog -fuzztime 30s -fuzzminimizetime 3s
 

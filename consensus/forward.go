@@ -309,7 +309,7 @@ func encodeIDs(e *wire.Encoder, ids []int64) {
 
 func decodeIDs(d *wire.Decoder) []int64 {
 	n := d.Count(8)
-	out := make([]int64, 0, max(n, 0))
+	out := make([]int64, 0, d.Prealloc(n, 8))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		out = append(out, d.Long())
 	}

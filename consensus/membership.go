@@ -55,7 +55,7 @@ func encodePeers(e *wire.Encoder, peers []Peer) {
 
 func decodePeers(d *wire.Decoder) []Peer {
 	n := d.Count(21)
-	out := make([]Peer, 0, max(n, 0))
+	out := make([]Peer, 0, d.Prealloc(n, 21))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		out = append(out, Peer{ID: d.Long(), RaftAddr: d.String(), ForwardAddr: d.String(), Client: d.String(), Observer: d.Bool()})
 	}

@@ -267,7 +267,7 @@ func decodeWindow(d *wire.Decoder) traceWindow {
 		d.Fail(errTraceWindow)
 		return w
 	}
-	w.msgs = make([]TraceMessage, 0, max(k, 0))
+	w.msgs = make([]TraceMessage, 0, d.Prealloc(k, 8*14))
 	for i := 0; i < k && d.Err() == nil; i++ {
 		w.msgs = append(w.msgs, decodeTraceMessage(d))
 	}

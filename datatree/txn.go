@@ -61,9 +61,11 @@ func (t *Txn) Decode(d *wire.Decoder) {
 	t.Session = d.Long()
 	t.Auth = nil
 	if n := d.Count(8); n >= 0 && d.Err() == nil {
-		t.Auth = make([]wire.Id, n)
-		for i := range t.Auth {
-			t.Auth[i].Decode(d)
+		t.Auth = make([]wire.Id, 0, d.Prealloc(n, 8))
+		for i := 0; i < n && d.Err() == nil; i++ {
+			var id wire.Id
+			id.Decode(d)
+			t.Auth = append(t.Auth, id)
 		}
 	}
 	t.Op = wire.Op(d.Int())

@@ -127,7 +127,7 @@ func readSessions(d *wire.Decoder, path string, into map[int64]int32) error {
 func readACLCache(d *wire.Decoder, path string) (map[int64][]wire.ACL, error) {
 	off := int64(d.Offset())
 	n := d.Count(12)
-	out := make(map[int64][]wire.ACL, max(n, 0))
+	out := make(map[int64][]wire.ACL, d.Prealloc(n, 12))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		at := int64(d.Offset())
 		id := d.Long()
@@ -135,9 +135,11 @@ func readACLCache(d *wire.Decoder, path string) (map[int64][]wire.ACL, error) {
 		if k < 0 {
 			return nil, corrupt(path, at, "ACL list %d is null", id)
 		}
-		acl := make([]wire.ACL, k)
-		for j := range acl {
-			acl[j].Decode(d)
+		acl := make([]wire.ACL, 0, d.Prealloc(k, 12))
+		for j := 0; j < k && d.Err() == nil; j++ {
+			var a wire.ACL
+			a.Decode(d)
+			acl = append(acl, a)
 		}
 		out[id] = acl
 	}

@@ -169,7 +169,7 @@ func decodeSub(d *wire.Decoder, op wire.Op) (any, error) {
 // decoded when the multi is applied, as ZooKeeper does.
 func decodeMulti(d *wire.Decoder) (any, error) {
 	n := d.Count(8)
-	r := &multiTxn{ops: make([]subTxn, 0, max(n, 0))}
+	r := &multiTxn{ops: make([]subTxn, 0, d.Prealloc(n, 8))}
 	for i := 0; i < n && d.Err() == nil; i++ {
 		r.ops = append(r.ops, subTxn{typ: wire.Op(d.Int()), data: d.Buffer()})
 	}

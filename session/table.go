@@ -87,7 +87,7 @@ func RestoreTable(d *wire.Decoder) (*Table, error) {
 	if err := d.Err(); err != nil {
 		return nil, fmt.Errorf("session: restore table: %w", err)
 	}
-	t := &Table{sessions: make(map[int64]int32, n)}
+	t := &Table{sessions: make(map[int64]int32, d.Prealloc(n, 12))}
 	for i := 0; i < n; i++ {
 		id, timeout := d.Long(), d.Int()
 		if d.Err() != nil {

@@ -211,6 +211,9 @@ func (d *Decoder) Buffer() []byte {
 		return nil
 	}
 	p := d.take(n)
+	if p == nil {
+		return nil
+	}
 	out := make([]byte, n)
 	copy(out, p)
 	return out
@@ -292,7 +295,7 @@ func (d *Decoder) Strings() []string {
 	if n < 0 || d.err != nil {
 		return nil
 	}
-	out := make([]string, 0, n)
+	out := make([]string, 0, d.Prealloc(n, 4))
 	for i := 0; i < n && d.err == nil; i++ {
 		out = append(out, d.String())
 	}

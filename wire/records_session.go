@@ -200,8 +200,10 @@ func (r *WhoAmIResponse) Decode(d *Decoder) {
 		r.ClientInfo = nil
 		return
 	}
-	r.ClientInfo = make([]ClientInfo, n)
-	for i := range r.ClientInfo {
-		r.ClientInfo[i].Decode(d)
+	r.ClientInfo = make([]ClientInfo, 0, d.Prealloc(n, 8))
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var c ClientInfo
+		c.Decode(d)
+		r.ClientInfo = append(r.ClientInfo, c)
 	}
 }

@@ -122,9 +122,11 @@ func DecodeACLs(d *Decoder) []ACL {
 	if n < 0 || d.Err() != nil {
 		return nil
 	}
-	out := make([]ACL, n)
-	for i := range out {
-		out[i].Decode(d)
+	out := make([]ACL, 0, d.Prealloc(n, 12))
+	for i := 0; i < n && d.Err() == nil; i++ {
+		var a ACL
+		a.Decode(d)
+		out = append(out, a)
 	}
 	return out
 }
