@@ -2,7 +2,6 @@ package console
 
 import (
 	"context"
-	"crypto/x509"
 	"embed"
 	"errors"
 	"io/fs"
@@ -28,14 +27,16 @@ type View interface {
 	// PeerTimelines returns the other members' newest events, by id, as
 	// gathered with their figures.
 	PeerTimelines() map[int64][]server.TimelineEvent
-	// AuthorizeAdmin checks credentials as the AdminServer's write
-	// commands do; the console's future writes will call it.
-	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
 	TreeView
 }
 
 // TreeView is what the tree browser and the sessions table read and write.
 type TreeView interface {
+	// ReaderIDs authenticates a reader of znodes: its identities for the
+	// ACL checks, or why it may not read at all (server.ErrAdmin*).
+	ReaderIDs(cred server.AdminCredentials) ([]wire.Id, error)
+	// AuthorizeWrite authenticates a writer: verified credentials only.
+	AuthorizeWrite(cred server.AdminCredentials) ([]wire.Id, error)
 	// Znode returns a node, its data and child list cut at the limits.
 	// The node's ACL decides what the caller's credentials may see.
 	Znode(cred server.AdminCredentials, path string, maxData, maxChildren int) (server.ZnodeView, error)
@@ -178,17 +179,30 @@ var ErrForbidden = errors.New("console: not authorized")
 
 // authorized is the gate for routes that change data or the ensemble
 // (the tree browser's writes and the lab's actions): it answers 401 or 403 and
-// returns false unless r carries credentials the AdminServer's write
-// commands accept.
+// returns false unless r carries verified credentials
+// (server.Server.AuthorizeWrite; each write's ACL is checked after).
 func (c *Console) authorized(w http.ResponseWriter, r *http.Request) bool {
 	cred := credentials(r)
-	if err := c.view.AuthorizeAdmin(cred.Authorization, cred.PeerCerts, cred.RemoteIP); err != nil {
+	if _, err := c.view.AuthorizeWrite(cred); err != nil {
 		status := http.StatusForbidden
-		if cred.Authorization == "" && len(cred.PeerCerts) == 0 {
+		if cred.Authorization == "" && len(cred.PeerCerts) == 0 || isUnauthenticated(err) {
 			status = http.StatusUnauthorized
 		}
 		http.Error(w, errors.Join(ErrForbidden, err).Error(), status)
 		return false
 	}
 	return true
+}
+
+// authenticated reports whether r carries verified credentials, which
+// reserve a stream slot and may turn the replication recording on.
+func (c *Console) authenticated(r *http.Request) bool {
+	_, err := c.view.AuthorizeWrite(credentials(r))
+	return err == nil
+}
+
+// isUnauthenticated reports the errors answered 401.
+func isUnauthenticated(err error) bool {
+	return errors.Is(err, server.ErrAdminAuthMissing) || errors.Is(err, server.ErrAdminNotAuthenticated) ||
+		errors.Is(err, server.ErrAdminAuthRequired)
 }

@@ -162,7 +162,7 @@ func TestLongStreamStaysBounded(t *testing.T) {
 func TestSlowClientIsCutOff(t *testing.T) {
 	c := New(newFakeView(), Options{Interval: time.Millisecond})
 	t.Cleanup(c.CloseStreams)
-	cl := c.hub.join()
+	cl := c.hub.join(true)
 	require.NotNil(t, cl)
 	select {
 	case <-cl.gone:
@@ -180,7 +180,7 @@ func TestSlowClientIsCutOff(t *testing.T) {
 func TestStreamLimit(t *testing.T) {
 	c, base := serve(t, newFakeView(), time.Hour)
 	for range maxStreams {
-		require.NotNil(t, c.hub.join())
+		require.NotNil(t, c.hub.join(true))
 	}
 	status, _, _ := get(t, base+EventsPath)
 	require.Equal(t, http.StatusServiceUnavailable, status)

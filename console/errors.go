@@ -40,9 +40,9 @@ func writeError(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, server.ErrBadPath), errors.Is(err, ErrBadLimit), errors.Is(err, ErrBadRequest):
 		status = http.StatusBadRequest
-	case errors.Is(err, server.ErrAdminAuthMissing), errors.Is(err, server.ErrAdminNotAuthenticated):
+	case isUnauthenticated(err):
 		status = http.StatusUnauthorized
-	case errors.Is(err, server.ErrAdminNotAuthorized):
+	case errors.Is(err, server.ErrAdminNotAuthorized), errors.Is(err, server.ErrAdminNoSuper):
 		status = http.StatusForbidden
 	case errors.As(err, &code):
 		if c, ok := zkCodes[code]; ok {

@@ -3,7 +3,6 @@ package console
 import (
 	"bufio"
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"io"
@@ -27,7 +26,7 @@ type fakeView struct {
 	peers    map[int64][]server.TimelineEvent // the peers' timelines
 	reads    atomic.Int64                     // Ensemble calls
 	watches  atomic.Int64                     // WatchEnsemble calls
-	authUser string                           // the Authorization value AuthorizeAdmin accepts
+	authUser string                           // the Authorization value AuthorizeWrite accepts
 }
 
 func newFakeView() *fakeView {
@@ -86,12 +85,14 @@ func (v *fakeView) PeerTimelines() map[int64][]server.TimelineEvent {
 
 var errDenied = errors.New("denied")
 
-func (v *fakeView) AuthorizeAdmin(authorization string, _ []*x509.Certificate, _ string) error {
-	if authorization == v.authUser {
-		return nil
+func (v *fakeView) AuthorizeWrite(cred server.AdminCredentials) ([]wire.Id, error) {
+	if cred.Authorization == v.authUser {
+		return nil, nil
 	}
-	return errDenied
+	return nil, errDenied
 }
+
+func (v *fakeView) ReaderIDs(server.AdminCredentials) ([]wire.Id, error) { return nil, nil }
 
 // httpClient bounds every request so that a stuck server fails the test.
 var httpClient = &http.Client{Timeout: 10 * time.Second}

@@ -23,7 +23,7 @@ import (
 // shows.
 func TestBrowserReplicationSteps(t *testing.T) {
 	ctx := browser(t)
-	c := integration.StartCluster(t, 3)
+	c := integration.StartCluster(t, 3, superRoot)
 	leader := c.WaitForLeader()
 	follower := (leader + 1) % 3
 	c.WaitForRole(follower, "follower")
@@ -33,6 +33,8 @@ func TestBrowserReplicationSteps(t *testing.T) {
 
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Navigate(bases[follower]+"/?steps"),
+		// Only a caller with credentials turns the recording on.
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`"`),
 		chromedp.WaitVisible(chromedp.CSS(`#steps[data-recording="true"]`)),
 	))
 	zxid := func(path string) string {

@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,7 +20,15 @@ import (
 // replicationOf reads a console's replication route after the cursors.
 func replicationOf(t *testing.T, base, after string) replicationAnswer {
 	t.Helper()
-	code, _, body := get(t, base+ReplicationPath+"?after="+after)
+	req, err := http.NewRequest(http.MethodGet, base+ReplicationPath+"?after="+after, nil)
+	require.NoError(t, err)
+	req.Header.Set("Authorization", rootAuth)
+	resp, err := httpClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	code := resp.StatusCode
 	require.Equal(t, http.StatusOK, code, "%s", body)
 	var ans replicationAnswer
 	require.NoError(t, json.Unmarshal(body, &ans), "%s", body)
@@ -41,7 +50,7 @@ func cursorsOf(ans replicationAnswer) string {
 // broadcast; the cursors it answers continue where the last answer
 // stopped, with nothing twice.
 func TestReplicationRoute(t *testing.T) {
-	c := integration.StartCluster(t, 3)
+	c := integration.StartCluster(t, 3, superRoot)
 	leader := c.WaitForLeader()
 	follower := (leader + 1) % 3
 	c.WaitForRole(follower, "follower")

@@ -14,8 +14,11 @@ import (
 // memory.
 const (
 	// maxStreams is how many event streams may be open at once; more are
-	// answered 503.
-	maxStreams = 64
+	// answered 503. reservedStreams of them are kept for callers with
+	// verified credentials, so that anonymous pages cannot lock an
+	// operator out of the live view.
+	maxStreams      = 64
+	reservedStreams = 16
 	// streamBacklog is how many updates may wait for a slow client; one
 	// more cuts it off (its EventSource reconnects and starts afresh).
 	streamBacklog = 8
@@ -47,11 +50,12 @@ func newHub(c *Console) *hub {
 }
 
 // join registers a new stream, starting the refresh when it is the first;
-// nil when maxStreams are open.
-func (h *hub) join() *client {
+// nil when maxStreams are open, or all but the reserved ones and the
+// caller is not verified.
+func (h *hub) join(verified bool) *client {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if len(h.clients) >= maxStreams {
+	if len(h.clients) >= maxStreams || !verified && len(h.clients) >= maxStreams-reservedStreams {
 		return nil
 	}
 	cl := &client{updates: make(chan []byte, streamBacklog), gone: make(chan struct{})}
@@ -128,9 +132,9 @@ func (h *hub) run() {
 // then one every interval with the events since the previous one.
 func (c *Console) stream(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
-	cl := c.hub.join()
+	cl := c.hub.join(c.authenticated(r))
 	if cl == nil {
-		http.Error(w, "too many console streams open", http.StatusServiceUnavailable)
+		http.Error(w, "too many console streams open (the last ones are kept for callers with credentials)", http.StatusServiceUnavailable)
 		return
 	}
 	defer c.hub.leave(cl)

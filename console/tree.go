@@ -181,6 +181,10 @@ type sessionJSON struct {
 
 // sessions answers SessionsPath.
 func (c *Console) sessions(w http.ResponseWriter, r *http.Request) {
+	if _, err := c.view.ReaderIDs(credentials(r)); err != nil {
+		writeError(w, err)
+		return
+	}
 	rows := c.view.SessionTable()
 	out := make([]sessionJSON, 0, len(rows))
 	for _, s := range rows {

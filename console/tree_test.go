@@ -15,11 +15,16 @@ import (
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/server"
 )
 
 // rootAuth is the credential the tests' "/" ACL grants ALL.
 const rootAuth = "digest root:secret"
+
+// superRoot makes rootAuth's user the ensemble's super user.
+var superRoot = integration.WithServerConfig(func(c *server.Config) { c.SuperDigest = datatree.DigestID("root:secret") })
 
 // treeServer starts a server with a console, creates a few nodes through
 // a client and returns the console's base URL and the client.
@@ -232,7 +237,11 @@ func TestTreeWrites(t *testing.T) {
 	status, _ := post(t, base+CreatePath, "", `{"path":"/made","data":"v1"}`)
 	require.Equal(t, http.StatusUnauthorized, status)
 	status, _ = post(t, base+CreatePath, "digest root:wrong", `{"path":"/made","data":"v1"}`)
-	require.Equal(t, http.StatusForbidden, status)
+	require.Equal(t, http.StatusUnauthorized, status, "a wrong password is not verified")
+	status, _ = post(t, base+CreatePath, "digest nobody:x", `{"path":"/app/made","data":"v1"}`)
+	require.Equal(t, http.StatusUnauthorized, status, "an invented digest user is not verified, even where the ACL is open")
+	status, _ = post(t, base+CreatePath, "ip", `{"path":"/app/made","data":"v1"}`)
+	require.Equal(t, http.StatusUnauthorized, status, "an address alone does not write")
 	exists, _, err := conn.Exists("/made")
 	require.NoError(t, err)
 	require.False(t, exists, "a refused write changes nothing")
@@ -282,7 +291,7 @@ func TestTreeWrites(t *testing.T) {
 // TestTreeWriteOnFollower writes through a follower's console: the write
 // travels to the leader like a client's and every server applies it.
 func TestTreeWriteOnFollower(t *testing.T) {
-	c := integration.StartCluster(t, 3)
+	c := integration.StartCluster(t, 3, superRoot)
 	leader := c.WaitForLeader()
 	follower := (leader + 1) % 3
 	c.WaitForRole(follower, "follower")

@@ -384,3 +384,22 @@ func ipMatches(clientID, aclExpr string) bool {
 func ACLAllows(acl []wire.ACL, perm int32, auth []wire.Id) bool {
 	return defaultSchemes.Allows(acl, perm, auth)
 }
+
+// HasDigest reports whether some node's ACL names digest id (the
+// "user:base64(sha1)" form): a digest password that hashes to it is one
+// the tree's owners gave out. The web console counts only such a password
+// (or the superDigest) as verified, since the digest scheme itself accepts
+// any made-up user and password.
+func (t *Tree) HasDigest(id string) bool {
+	for _, e := range t.acls.entries {
+		if e.refs <= 0 {
+			continue
+		}
+		for _, a := range e.acl {
+			if a.ID.Scheme == "digest" && a.ID.ID == id {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/zkraft/zkraft/admin"
 	"github.com/zkraft/zkraft/console"
+	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/internal/faultnet"
 	"github.com/zkraft/zkraft/internal/testports"
 	"github.com/zkraft/zkraft/server"
@@ -46,6 +47,12 @@ type Options struct {
 	// Logger receives the servers' and consoles' lines (default: discarded).
 	Logger *slog.Logger
 }
+
+// SuperCredentials is the digest user and password of the lab's super
+// user ("Authorization: digest lab:lab" over HTTP, addauth digest lab:lab
+// on the client port): the lab is a teaching tool on loopback, not a
+// server to protect.
+const SuperCredentials = "lab:lab"
 
 // Lab is a running lab ensemble.
 type Lab struct {
@@ -130,6 +137,9 @@ func (l *Lab) configure() error {
 		cfg.TickTime = l.opts.Tick
 		cfg.DataDir = filepath.Join(l.opts.Dir, strconv.Itoa(i+1))
 		cfg.ForceSync = false
+		// The lab's controls and the console's writes need verified
+		// credentials: "digest lab:lab" is the lab's super user.
+		cfg.SuperDigest = datatree.DigestID(SuperCredentials)
 		l.cfgs = append(l.cfgs, cfg)
 	}
 	l.servers = make([]*server.Server, n)

@@ -11,8 +11,9 @@ import (
 
 // This file is the write path of the web console's tree browser: plain
 // create, setData and delete proposed through consensus like a client's
-// (on a follower they travel to the leader), by a caller the AdminServer's
-// write commands would accept.
+// (on a follower they travel to the leader), by a caller AuthorizeWrite
+// accepts, with the caller's verified identities checked against each
+// node's ACL as a client connection's would be.
 
 // AdminCredentials are what an HTTP request authenticates with, as
 // AuthorizeAdmin takes them.
@@ -28,7 +29,7 @@ type AdminCredentials struct {
 // AdminCreate creates a persistent node (sequential when sequential is
 // set) with an open ACL and returns its path and Stat. The write carries
 // the caller's identities, so the parent's ACL is checked as for a client
-// with them. Errors are AuthorizeAdmin's, ErrBadPath, or the ZooKeeper
+// with them. Errors are AuthorizeWrite's, ErrBadPath, or the ZooKeeper
 // code (a wire.Code: NODEEXISTS, NONODE, NOAUTH, ...).
 func (s *Server) AdminCreate(ctx context.Context, cred AdminCredentials, path string, data []byte, sequential bool) (string, wire.Stat, error) {
 	flags := wire.FlagPersistent
@@ -60,10 +61,7 @@ func (s *Server) adminPropose(ctx context.Context, cred AdminCredentials, path s
 	if err := validPath(path); err != nil {
 		return datatree.Result{}, err
 	}
-	if err := s.AuthorizeAdmin(cred.Authorization, cred.PeerCerts, cred.RemoteIP); err != nil {
-		return datatree.Result{}, err
-	}
-	ids, err := s.adminIDs(cred.Authorization, cred.PeerCerts, cred.RemoteIP)
+	ids, err := s.AuthorizeWrite(cred)
 	if err != nil {
 		return datatree.Result{}, err
 	}

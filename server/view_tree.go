@@ -80,21 +80,6 @@ func (s *Server) Znode(cred AdminCredentials, path string, maxData, maxChildren 
 	return v, nil
 }
 
-// ReaderIDs are the identities a console reader has: those the
-// credentials authenticate (as AuthorizeAdmin takes them), or, with no
-// Authorization header, an anonymous client's (world, and ip from its
-// address). A node's ACL then decides what the reader sees, as for a
-// client connection with those identities.
-func (s *Server) ReaderIDs(cred AdminCredentials) ([]wire.Id, error) {
-	if cred.Authorization == "" {
-		if ip := hostOnly(cred.RemoteIP); ip != "" {
-			return []wire.Id{{Scheme: "ip", ID: ip}}, nil
-		}
-		return nil, nil
-	}
-	return s.adminIDs(cred.Authorization, cred.PeerCerts, cred.RemoteIP)
-}
-
 // clip copies at most max bytes of b.
 func clip(b []byte, max int) ([]byte, bool) {
 	if len(b) > max {

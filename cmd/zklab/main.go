@@ -58,7 +58,7 @@ func banner(l *lab.Lab) string {
 	}
 	fmt.Fprintf(&b, "connect string: %s\n", strings.Join(addrs, ","))
 	fmt.Fprintln(&b, "The lab's buttons are in each console's Lab section; they ask for the")
-	fmt.Fprintln(&b, "Authorization field, e.g. \"digest lab:lab\" (any digest user: the root ACL is open).")
+	fmt.Fprintln(&b, "Authorization field: \"digest lab:lab\", the lab's super user.")
 	fmt.Fprintln(&b, "Ctrl-C stops everything.")
 	return b.String()
 }

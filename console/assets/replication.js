@@ -156,7 +156,11 @@
   }
   async function poll() {
     try {
-      const r = await fetch(API + "?after=" + encodeURIComponent(cursorParam()));
+      // Only a caller with credentials turns the recording on (anonymous
+      // pages see what is recorded for someone else): send the ones typed
+      // in the tree browser's or the lab's Authorization field.
+      const auth = ((document.getElementById("auth") || {}).value || (document.getElementById("lab-auth") || {}).value || "").trim();
+      const r = await fetch(API + "?after=" + encodeURIComponent(cursorParam()), { headers: auth ? { "Authorization": auth } : {} });
       if (!r.ok) { status.textContent = "replication: " + r.status; return; }
       const ans = await r.json();
       st.self = ans.server;
