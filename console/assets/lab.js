@@ -14,6 +14,18 @@ function labButton(text, action, body) {
   return b;
 }
 
+// webURL is u as an absolute http(s) URL, or "" for anything else (a
+// javascript: or data: URL, or text that is no URL): the server's
+// strings are never used as links unchecked.
+function webURL(u) {
+  try {
+    const url = new URL(u);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : "";
+  } catch (e) {
+    return "";
+  }
+}
+
 function labDraw(st) {
   const tbody = document.querySelector("#lab-servers tbody");
   tbody.replaceChildren();
@@ -22,7 +34,8 @@ function labDraw(st) {
     tr.dataset.id = s.id;
     const state = !s.running ? "killed" : s.isolated ? "partitioned away" : "running";
     const link = document.createElement("a");
-    link.href = s.consoleUrl;
+    const href = webURL(s.consoleUrl);
+    if (href) link.href = href; // anything else is shown, not linked
     link.textContent = s.consoleUrl;
     const acts = document.createElement("td");
     acts.append(labButton("kill", "kill", { id: s.id }), labButton("restart", "restart", { id: s.id }),

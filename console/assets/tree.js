@@ -4,20 +4,56 @@
 // types (kept in this page only). The path shown is in the URL's hash
 // (#/app/users), so a link to a node can be shared. Every value is set
 // as text, never as HTML.
+//
+// Paths are kept exact: a name may hold '%', '#', '?', '+', spaces or
+// any other character but '/'. Every query value is encoded with
+// encodeURIComponent, the hash is written by pathHash and read back by
+// hashPath (decoded exactly once), and nothing else is ever decoded.
 "use strict";
 
 const tree = { path: "/", node: null };
 
+// query encodes params as a query string, each name and value with
+// encodeURIComponent.
+function query(params) {
+  return Object.entries(params).map(([k, v]) => encodeURIComponent(k) + "=" + encodeURIComponent(v)).join("&");
+}
+
 // api GETs an API path, as the user typed in the Authorization field
-// when there is one (a node's ACL decides what a reader sees).
-function api(path, params) {
+// when there is one (a node's ACL decides what a reader sees). It never
+// throws: every failure is a rejected promise.
+async function api(path, params) {
   const auth = document.getElementById("auth").value;
   const headers = auth ? { "Authorization": auth } : {};
-  return fetch(path + "?" + new URLSearchParams(params), { headers }).then(async r => {
-    const body = await r.json();
-    if (!r.ok) throw new Error(body.error + (body.code ? " (" + body.code + ")" : ""));
-    return body;
-  });
+  const q = query(params);
+  const r = await fetch(path + (q ? "?" + q : ""), { headers });
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error + (body.code ? " (" + body.code + ")" : ""));
+  return body;
+}
+
+// pathHash is the location hash that opens path: each name encoded with
+// encodeURIComponent, the '/' between names kept (no name holds one), so
+// a link stays readable and hashPath reads back exactly path.
+function pathHash(path) {
+  return "#" + path.split("/").map(encodeURIComponent).join("/");
+}
+
+// hashPath is the path the location hash names, decoded once ("/" for no
+// hash). It throws a URIError for a hash that is not percent-encoded
+// UTF-8, e.g. a hand-made link with a bare '%'.
+function hashPath() {
+  const h = location.hash.slice(1);
+  return h === "" ? "/" : decodeURIComponent(h);
+}
+
+// go shows path and puts it in the location hash. A hash that changes
+// opens the node (hashchange); the node already in the hash is read again.
+function go(path) {
+  const h = pathHash(path);
+  if (location.hash === h) return openPath(path);
+  location.hash = h;
+  return Promise.resolve();
 }
 
 function bytesOf(b64) {
@@ -64,13 +100,18 @@ function drawData() {
 
 function link(text, path) {
   const a = el("a", text);
-  a.href = "#" + path;
+  const h = pathHash(path);
+  a.href = h;
   a.dataset.path = path;
+  // Spaces are shown as they are (a name " " is a space wide, "b" and
+  // "b " differ), and the exact path is in the tooltip.
+  a.style.whiteSpace = "pre-wrap";
+  a.title = JSON.stringify(path);
   // A link to the node already open reads it again (the hash does not
   // change, so hashchange would not), e.g. for its version after a
-  // BADVERSION.
+  // BADVERSION. The hashes are compared as written: nothing is decoded.
   a.addEventListener("click", () => {
-    if ((decodeURIComponent(location.hash.slice(1)) || "/") === path) openPath(path);
+    if (location.hash === h) openPath(path);
   });
   return a;
 }
@@ -124,21 +165,54 @@ function drawNode(z) {
   document.getElementById("edit-data").value = z.null || z.hidden ? "" : new TextDecoder().decode(bytesOf(z.data));
 }
 
+// opening numbers the reads of openPath: only the newest one is drawn, so
+// a slow answer for a node left since never replaces the one asked last.
+let opening = 0;
+
 function openPath(path) {
-  tree.path = path || "/";
-  return api("/console/api/znode", { path: tree.path }).then(drawNode).catch(e => {
-    tree.node = null;
-    document.getElementById("tree").dataset.path = "";
-    drawCrumbs("/");
-    document.getElementById("children").replaceChildren();
-    document.getElementById("data").textContent = "";
-    document.getElementById("data-note").textContent = tree.path + ": " + e.message;
+  const seq = ++opening;
+  tree.path = path;
+  return api("/console/api/znode", { path }).then(z => {
+    if (seq === opening) drawNode(z);
+  }).catch(e => {
+    if (seq === opening) showNoNode(path + ": " + e.message, path);
   });
+}
+
+// showNoNode empties the view and shows why; the edit form then names
+// editPath (the path asked for, to create it; "" when no path could be
+// read), never the node shown before.
+function showNoNode(why, editPath) {
+  tree.node = null;
+  document.getElementById("tree").dataset.path = "";
+  drawCrumbs("/");
+  document.getElementById("children").replaceChildren();
+  document.getElementById("children-note").textContent = "";
+  document.querySelector("#stat tbody").replaceChildren();
+  document.querySelector("#acl tbody").replaceChildren();
+  document.getElementById("data").textContent = "";
+  document.getElementById("data-note").textContent = why;
+  document.getElementById("edit-path").value = editPath;
+}
+
+// fromHash opens the node the location hash names, or says why it cannot.
+function fromHash() {
+  let path;
+  try {
+    path = hashPath();
+  } catch (e) {
+    opening++; // a read still under way is not drawn over the error
+    tree.path = "";
+    showNoNode("this link names no path: " + JSON.stringify(location.hash) +
+      " is not percent-encoded UTF-8 (a '%' must be written %25)", "");
+    return Promise.resolve();
+  }
+  return openPath(path);
 }
 
 function search(ev) {
   ev.preventDefault();
-  const prefix = document.getElementById("search").value.trim();
+  const prefix = document.getElementById("search").value; // as typed: a name may end in a space
   const note = document.getElementById("search-note");
   api("/console/api/search", { prefix }).then(r => {
     note.textContent = r.paths.length + (r.truncated ? "+ (first " + r.limit + " shown)" : "") + " found";
@@ -167,8 +241,7 @@ function write(route, body) {
     out.textContent = msg;
     loadSessions();
     const target = route === "delete" ? parentOf(body.path) : route === "create" ? JSON.parse(text).path : body.path;
-    location.hash = target;
-    return openPath(target);
+    return go(target);
   }).catch(e => { out.className = "hint error"; out.textContent = e.message; });
 }
 
@@ -177,8 +250,10 @@ function parentOf(p) {
   return i <= 0 ? "/" : p.slice(0, i);
 }
 
+// editBody is a write's body; the path is sent exactly as the field holds
+// it (names may begin or end with spaces).
 function editBody(withVersion) {
-  const b = { path: document.getElementById("edit-path").value.trim() };
+  const b = { path: document.getElementById("edit-path").value };
   if (withVersion) b.version = Number(document.getElementById("edit-version").value);
   return b;
 }
@@ -212,16 +287,27 @@ function loadSessions() {
       tr.appendChild(el("td", s.timeoutMs));
       tr.appendChild(el("td", s.expiresAt ? new Date(s.expiresAt).toLocaleTimeString() : "– (tracked by the leader)"));
       tr.appendChild(el("td", s.local ? "yes" : ""));
-      tr.appendChild(el("td", s.ephemerals.join(" ") || "–"));
-      tr.appendChild(el("td", s.watches.join(" ") || "–"));
+      tr.appendChild(pathLinks(s.ephemerals));
+      tr.appendChild(pathLinks(s.watches));
       return tr;
     }));
     document.getElementById("sessions").dataset.updated = new Date().toISOString();
   }).catch(() => {}).finally(() => { sessionsLive.busy = false; });
 }
 
+// pathLinks is a table cell linking to each path, space-separated ("–"
+// for none).
+function pathLinks(paths) {
+  const td = el("td");
+  if (!paths.length) td.textContent = "–";
+  paths.forEach((p, i) => {
+    if (i > 0) td.appendChild(document.createTextNode(" "));
+    td.appendChild(link(p, p));
+  });
+  return td;
+}
+
 function setupTree() {
-  const fromHash = () => openPath(decodeURIComponent(location.hash.slice(1)) || "/");
   window.addEventListener("hashchange", fromHash);
   document.querySelectorAll('input[name="fmt"]').forEach(r => r.addEventListener("change", drawData));
   document.getElementById("search-form").addEventListener("submit", search);
