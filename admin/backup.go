@@ -37,9 +37,11 @@ type Backups interface {
 	// RestoreBackup replaces the replicated state with a snapshot that
 	// WriteTo wrote, through Raft, and returns the last zxid after it.
 	RestoreBackup(ctx context.Context, r io.Reader) (lastZxid int64, err error)
-	// AuthorizeAdmin checks a request's Authorization header (with the
-	// TLS peer certificates and the remote IP) against ALL on "/". Its
-	// errors wrap ErrAuthMissing, ErrNotAuthenticated or ErrNotAuthorized.
+	// AuthorizeAdmin checks that a request's Authorization header (with
+	// the TLS peer certificates and the remote IP) is a super identity:
+	// snapshot and restore read or replace everything, ACLs included. Its
+	// errors wrap ErrAuthMissing, ErrNotAuthenticated, ErrNotAuthorized or
+	// ErrNoSuper.
 	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
 }
 
@@ -49,6 +51,9 @@ var (
 	ErrAuthMissing      = errors.New("Auth info is missing for the command") // 401
 	ErrNotAuthenticated = errors.New("Not authenticated")                    // 401
 	ErrNotAuthorized    = errors.New("Not authorized")                       // 403
+	// ErrNoSuper (403) says no super identity is configured; its message
+	// names the key to set.
+	ErrNoSuper = errors.New("snapshot and restore need a super identity")
 )
 
 // ErrNoBackups is the error of snapshot and restore on an AdminServer
@@ -119,6 +124,8 @@ func (b *backupCommands) authorized(w http.ResponseWriter, r *http.Request, name
 		fail(w, name, http.StatusUnauthorized, ErrNotAuthenticated.Error())
 	case errors.Is(err, ErrNotAuthorized):
 		fail(w, name, http.StatusForbidden, ErrNotAuthorized.Error())
+	case errors.Is(err, ErrNoSuper):
+		fail(w, name, http.StatusForbidden, err.Error())
 	default:
 		b.opts.Logger.Warn("AdminServer: auth check failed", "command", name, "err", err)
 		fail(w, name, http.StatusInternalServerError, "Error occurred during auth")
@@ -130,6 +137,10 @@ func (b *backupCommands) authorized(w http.ResponseWriter, r *http.Request, name
 // headers last_zxid (0x hex) and snapshot_size; with ?streaming=false it
 // sends the headers and the usual JSON only.
 func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name string) {
+	if r.Method == http.MethodHead {
+		b.head(w, r, name)
+		return
+	}
 	if !b.admit(w, r, name, b.opts.SnapshotDisabled, b.snapLimit) {
 		return
 	}
@@ -150,11 +161,27 @@ func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name s
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Content-Length", strconv.FormatInt(size, 10))
 	w.WriteHeader(http.StatusOK)
-	if r.Method == http.MethodHead {
-		return
-	}
-	if n, err := snap.WriteTo(w); err != nil {
+	// A caller that stops reading is cut after WriteTimeout, and the
+	// deferred Close releases the snapshot it held.
+	if n, err := snap.WriteTo(newDeadlineWriter(w, b.opts.Limits.WriteTimeout)); err != nil {
 		b.opts.Logger.Warn("AdminServer: snapshot stream cut", "remote", r.RemoteAddr, "sent", n, "of", size, "err", err)
+	}
+}
+
+// head answers HEAD of a snapshot: the checks a GET passes but the rate
+// limit, and no backup built (it would be thrown away unsent).
+func (b *backupCommands) head(w http.ResponseWriter, r *http.Request, name string) {
+	switch {
+	case !b.view.Serving():
+		fail(w, name, http.StatusOK, errNotServing)
+	case b.opts.Backups == nil:
+		fail(w, name, http.StatusServiceUnavailable, ErrNoBackups.Error())
+	case !b.authorized(w, r, name):
+	case b.opts.SnapshotDisabled:
+		fail(w, name, http.StatusServiceUnavailable, name+" is disabled (admin."+name+".enabled=false)")
+	default:
+		w.Header().Set("Content-Type", "application/octet-stream")
+		w.WriteHeader(http.StatusOK)
 	}
 }
 
@@ -168,7 +195,7 @@ func (b *backupCommands) restore(w http.ResponseWriter, r *http.Request, name st
 		fail(w, restoreName, http.StatusBadRequest, "restore needs a snapshot as the request body")
 		return
 	}
-	zxid, err := b.opts.Backups.RestoreBackup(r.Context(), r.Body)
+	zxid, err := b.opts.Backups.RestoreBackup(r.Context(), newBodyReader(w, r, b.opts.Limits.ReadTimeout))
 	if err != nil {
 		b.opts.Logger.Warn("AdminServer: restore failed", "err", err)
 		fail(w, restoreName, http.StatusInternalServerError, "restore failed: "+err.Error())

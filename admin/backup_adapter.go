@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 
 	"github.com/zkraft/zkraft/server"
@@ -39,6 +40,8 @@ func (s serverBackups) AuthorizeAdmin(authorization string, peerCerts []*x509.Ce
 		return ErrNotAuthenticated
 	case errors.Is(err, server.ErrAdminNotAuthorized):
 		return ErrNotAuthorized
+	case errors.Is(err, server.ErrAdminNoSuper):
+		return fmt.Errorf("%w: %w", ErrNoSuper, err)
 	}
 	return err
 }

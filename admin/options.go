@@ -42,6 +42,9 @@ type Options struct {
 	// nil answers those paths 404. When it has a CloseStreams method,
 	// Close calls it first, so that its long-lived streams end.
 	Console http.Handler
+	// Limits bounds headers, connections and slow callers (limits.go);
+	// zero fields take the defaults there.
+	Limits server.AdminLimits
 }
 
 // OptionsFrom returns the Options of a zoo.cfg's admin.* keys (Backups,
@@ -55,6 +58,7 @@ func OptionsFrom(c server.Config) Options {
 		SnapshotDisabled: c.Admin.SnapshotDisabled,
 		RestoreDisabled:  c.Admin.RestoreDisabled,
 		PortUnification:  c.Admin.PortUnification && !c.Admin.ForceHTTPS,
+		Limits:           c.Admin.Limits,
 	}
 }
 
@@ -74,6 +78,7 @@ func (o Options) withDefaults() Options {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
+	o.Limits = limitsWithDefaults(o.Limits)
 	return o
 }
 

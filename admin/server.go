@@ -28,13 +28,15 @@ func Start(v View, opts Options) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w on %s: %w", ErrListen, opts.Addr, err)
 	}
-	ln = secureListener(ln, opts)
+	ln = secureListener(limitConns(ln, opts.Limits), opts)
 	s := &Server{
 		ln: ln,
 		http: &http.Server{
 			Handler:           withSTS(newHandler(v, opts)),
 			IdleTimeout:       opts.IdleTimeout,
-			ReadHeaderTimeout: opts.IdleTimeout,
+			ReadHeaderTimeout: opts.Limits.ReadHeaderTimeout,
+			// net/http allows 4 KiB more than MaxHeaderBytes before its 431.
+			MaxHeaderBytes: max(opts.Limits.RequestHeaderSize-4096, 1024),
 			// Failed TLS handshakes (scanners, untrusted clients) and the
 			// like, at debug level: Jetty logs them there too.
 			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),

@@ -96,13 +96,18 @@ func (n *Node) RestoreBackup(ctx context.Context, r io.Reader) (int64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	n.restoreMu.Lock()
-	defer n.restoreMu.Unlock()
 	if err := n.leadsForRestore(); err != nil {
 		return 0, err
 	}
+	// The backup is read and checked before the lock: a caller sending
+	// its body slowly holds no other restore up.
 	rs, err := readBackup(r, n.fsm.treeCfg)
 	if err != nil {
+		return 0, err
+	}
+	n.restoreMu.Lock()
+	defer n.restoreMu.Unlock()
+	if err := n.leadsForRestore(); err != nil {
 		return 0, err
 	}
 	if last := n.raft.LastIndex(); last >= math.MaxUint32-1 {

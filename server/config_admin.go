@@ -35,6 +35,30 @@ type AdminOptions struct {
 	// trust store vouches for (admin.needClientAuth); without it none is
 	// asked for. The x509 scheme of the Authorization header needs it.
 	NeedClientAuth bool
+	// Limits bounds what one caller can make the AdminServer hold
+	// (zkraft's own keys; docs/connection-limits.md).
+	Limits AdminLimits
+}
+
+// AdminLimits are the AdminServer's bounds on headers, connections and
+// slow callers; a zero field means package admin's default.
+type AdminLimits struct {
+	// RequestHeaderSize bounds a request's headers, bytes; more is
+	// answered 431 (admin.requestHeaderSize; default 8192, as Jetty's).
+	RequestHeaderSize int
+	// MaxConnections and MaxConnectionsPerIP bound the open connections
+	// in all and from one address; more are closed at once
+	// (admin.maxConnections, admin.maxConnectionsPerIP).
+	MaxConnections, MaxConnectionsPerIP int
+	// ReadHeaderTimeout bounds reading a request's headers
+	// (admin.readHeaderTimeout, ms).
+	ReadHeaderTimeout time.Duration
+	// ReadTimeout is how long a request body may take before it must
+	// keep up a minimum rate (admin.readTimeout, ms).
+	ReadTimeout time.Duration
+	// WriteTimeout bounds each write of a response: a caller that stops
+	// reading a snapshot or an event stream is cut (admin.writeTimeout, ms).
+	WriteTimeout time.Duration
 }
 
 // AdminTLS reports whether the AdminServer speaks HTTPS.
@@ -91,12 +115,18 @@ var adminKeyHandlers = map[string]func(c *Config, v string) error{
 			c.Admin.RateLimit = NoAdminRateLimit
 		}
 	}, 0, 1<<31-1),
-	"admin.snapshot.enabled": setDisabled(func(c *Config) *bool { return &c.Admin.SnapshotDisabled }),
-	"admin.restore.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.RestoreDisabled }),
-	"admin.console.enabled":  setDisabled(func(c *Config) *bool { return &c.Admin.ConsoleDisabled }),
-	"admin.forceHttps":       setBool(func(c *Config) *bool { return &c.Admin.ForceHTTPS }),
-	"admin.portUnification":  setBool(func(c *Config) *bool { return &c.Admin.PortUnification }),
-	"admin.needClientAuth":   setBool(func(c *Config) *bool { return &c.Admin.NeedClientAuth }),
+	"admin.snapshot.enabled":    setDisabled(func(c *Config) *bool { return &c.Admin.SnapshotDisabled }),
+	"admin.restore.enabled":     setDisabled(func(c *Config) *bool { return &c.Admin.RestoreDisabled }),
+	"admin.console.enabled":     setDisabled(func(c *Config) *bool { return &c.Admin.ConsoleDisabled }),
+	"admin.forceHttps":          setBool(func(c *Config) *bool { return &c.Admin.ForceHTTPS }),
+	"admin.portUnification":     setBool(func(c *Config) *bool { return &c.Admin.PortUnification }),
+	"admin.needClientAuth":      setBool(func(c *Config) *bool { return &c.Admin.NeedClientAuth }),
+	"admin.requestHeaderSize":   setDecoded(func(c *Config, n int64) { c.Admin.Limits.RequestHeaderSize = int(n) }, 1024, 1<<20),
+	"admin.maxConnections":      setDecoded(func(c *Config, n int64) { c.Admin.Limits.MaxConnections = int(n) }, 1, 1<<20),
+	"admin.maxConnectionsPerIP": setDecoded(func(c *Config, n int64) { c.Admin.Limits.MaxConnectionsPerIP = int(n) }, 1, 1<<20),
+	"admin.readHeaderTimeout":   setDecoded(func(c *Config, n int64) { c.Admin.Limits.ReadHeaderTimeout = ms(n) }, 1, 1<<31-1),
+	"admin.readTimeout":         setDecoded(func(c *Config, n int64) { c.Admin.Limits.ReadTimeout = ms(n) }, 1, 1<<31-1),
+	"admin.writeTimeout":        setDecoded(func(c *Config, n int64) { c.Admin.Limits.WriteTimeout = ms(n) }, 1, 1<<31-1),
 }
 
 // setDisabled returns a handler storing the negation of an "enabled"
