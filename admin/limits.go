@@ -57,6 +57,36 @@ func limitsWithDefaults(l server.AdminLimits) server.AdminLimits {
 	return l
 }
 
+// bounded answers 431, as Jetty does, a request whose request line and
+// headers hold more than l.RequestHeaderSize bytes, before h sees it, and
+// gives a request with a body l.ReadTimeout to send it (bodyReader moves
+// the deadline on as bytes arrive). The deadline matters even when h
+// refuses the request without reading its body: net/http then reads what
+// is left before it answers, which a trickling caller would otherwise
+// make last forever. Requests without a body get no read deadline: on
+// them net/http's background read, which notices a client going away,
+// would end a long event stream at the deadline.
+func bounded(h http.Handler, l server.AdminLimits) http.Handler {
+	max := l.RequestHeaderSize
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength != 0 {
+			http.NewResponseController(w).SetReadDeadline(time.Now().Add(l.ReadTimeout))
+		}
+		n := len(r.Method) + len(r.RequestURI) + len(r.Proto) + 4
+		for k, vs := range r.Header {
+			for _, v := range vs {
+				n += len(k) + len(v) + 4
+			}
+		}
+		if n > max {
+			w.Header().Set("Connection", "close")
+			http.Error(w, "request headers too large", http.StatusRequestHeaderFieldsTooLarge)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
 // connLimiter is a listener that closes connections above its bounds.
 type connLimiter struct {
 	net.Listener

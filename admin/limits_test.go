@@ -82,6 +82,10 @@ func TestHeaderSizeIs431(t *testing.T) {
 	require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, resp.StatusCode)
 	status, _, _ := fetch(t, http.MethodGet, base+"/commands/ruok", nil, "X-Small", strings.Repeat("a", 2<<10))
 	require.Equal(t, http.StatusOK, status)
+	for _, n := range []int{9 << 10, 10 << 10, 11 << 10} {
+		status, _, _ = fetch(t, http.MethodGet, base+"/commands/ruok", nil, "X-Big", strings.Repeat("a", n))
+		require.Equal(t, http.StatusRequestHeaderFieldsTooLarge, status, "%d bytes of headers on a reused connection", n)
+	}
 }
 
 // dialIdle opens a connection that sends nothing.
@@ -139,6 +143,13 @@ func TestSlowRestoreBodyIsCut(t *testing.T) {
 	status, _, body := fetch(t, http.MethodPost, base+"/commands/restore", strings.NewReader("SNAP-full"), "Authorization", "digest root:secret")
 	require.Equal(t, http.StatusOK, status, string(body))
 	require.EqualValues(t, 1, src.restored.Load())
+
+	// Refused before its body is read (wrong credentials here), a
+	// trickling request is still cut: net/http reads what is left of a
+	// small body before it answers.
+	c = dialIdle(t, base)
+	fmt.Fprintf(c, "POST /commands/restore HTTP/1.1\r\nHost: x\r\nAuthorization: digest eve:x\r\nContent-Length: 1000\r\n\r\nZ")
+	require.True(t, closedOrAnswered(c, 20*time.Second), "a refused trickling restore is cut")
 }
 
 // closedOrAnswered reports whether the server ended the request on c

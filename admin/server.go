@@ -32,11 +32,12 @@ func Start(v View, opts Options) (*Server, error) {
 	s := &Server{
 		ln: ln,
 		http: &http.Server{
-			Handler:           withSTS(newHandler(v, opts)),
+			Handler:           bounded(withSTS(newHandler(v, opts)), opts.Limits),
 			IdleTimeout:       opts.IdleTimeout,
 			ReadHeaderTimeout: opts.Limits.ReadHeaderTimeout,
-			// net/http allows 4 KiB more than MaxHeaderBytes before its 431.
-			MaxHeaderBytes: max(opts.Limits.RequestHeaderSize-4096, 1024),
+			// net/http's own bound is rough (it allows 4 KiB more, and
+			// less on a reused connection); limitHeaders is exact.
+			MaxHeaderBytes: opts.Limits.RequestHeaderSize,
 			// Failed TLS handshakes (scanners, untrusted clients) and the
 			// like, at debug level: Jetty logs them there too.
 			ErrorLog: slog.NewLogLogger(opts.Logger.Handler(), slog.LevelDebug),

@@ -3,6 +3,7 @@ package main
 import (
 	"log/slog"
 	"os"
+	"strings"
 
 	"github.com/zkraft/zkraft/admin"
 	"github.com/zkraft/zkraft/console"
@@ -45,9 +46,36 @@ func startAdmin(srv *server.Server, cfg server.Config, cfgPath string, log *slog
 		closeStores(closeTLS)
 		return func() {}
 	}
+	log.Info("AdminServer access", httpAccess(srv, cfg, opts)...)
 	return func() {
 		a.Close()
 		closeStores(closeTLS)
+	}
+}
+
+// httpAccess lists each HTTP endpoint and who may use it, for the one
+// INFO line at start (docs/security.md has the table).
+func httpAccess(srv *server.Server, cfg server.Config, opts admin.Options) []any {
+	backups := "super only (superDigest, x509 superUser or SASL superUser)"
+	switch {
+	case cfg.Admin.SnapshotDisabled && cfg.Admin.RestoreDisabled:
+		backups = "disabled"
+	case !srv.SuperConfigured():
+		backups = "refused: no super identity (set zookeeper.DigestAuthenticationProvider.superDigest)"
+	}
+	readers := "anyone, each node as its ACL lets an anonymous client read it (credentials read more)"
+	if cfg.Security.EnforceAuth {
+		readers = "callers with a " + strings.Join(cfg.Security.EnforceAuthSchemes, "/") + " identity or super (enforce.auth)"
+	}
+	console := "off (admin.console.enabled=false)"
+	if opts.Console != nil {
+		console = "reads: " + readers + "; writes: verified credentials, each node's ACL"
+	}
+	return []any{
+		"commands", "anyone (server figures, as the four-letter words; no znode data)",
+		"snapshot_restore", backups,
+		"console", console,
+		"probes", "anyone (/ready, /live)",
 	}
 }
 
