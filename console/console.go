@@ -44,7 +44,8 @@ type TreeView interface {
 	// the nodes cred may read.
 	SearchPaths(cred server.AdminCredentials, prefix string, limit int) (paths []string, more bool, err error)
 	// SessionTable lists the sessions with their ephemerals and watches.
-	SessionTable() []server.SessionRow
+	// The ReaderIDs of cred decide which paths it shows.
+	SessionTable(cred server.AdminCredentials) ([]server.SessionRow, error)
 	// AdminCreate, AdminSetData and AdminDelete write as a client would,
 	// for a caller AuthorizeAdmin accepts.
 	AdminCreate(ctx context.Context, cred server.AdminCredentials, path string, data []byte, sequential bool) (string, wire.Stat, error)

@@ -181,11 +181,11 @@ type sessionJSON struct {
 
 // sessions answers SessionsPath.
 func (c *Console) sessions(w http.ResponseWriter, r *http.Request) {
-	if _, err := c.view.ReaderIDs(credentials(r)); err != nil {
+	rows, err := c.view.SessionTable(credentials(r))
+	if err != nil {
 		writeError(w, err)
 		return
 	}
-	rows := c.view.SessionTable()
 	out := make([]sessionJSON, 0, len(rows))
 	for _, s := range rows {
 		row := sessionJSON{ID: hex(s.ID), Timeout: s.Timeout, Local: s.Local, Ephemerals: s.Ephemerals, Watches: s.Watches}

@@ -143,3 +143,31 @@ func TestHTTPFollowsEnforcedAuth(t *testing.T) {
 	require.NoError(t, err)
 	require.Contains(t, ids, wire.Id{Scheme: "sasl", ID: "bob"})
 }
+
+// TestSessionTableFollowsACLs: the console's sessions table lists an
+// ephemeral or a watch only where the reader may read its parent, as
+// getChildren would show the name.
+func TestSessionTableFollowsACLs(t *testing.T) {
+	s := startTestServer(t, nil)
+	c := connect(t, s)
+	require.NoError(t, c.AddAuth("digest", []byte("alice:pw")))
+	_, err := c.Create("/alice", nil, 0, zk.DigestACL(zk.PermAll, "alice", "pw"))
+	require.NoError(t, err)
+	_, err = c.Create("/alice/eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	_, err = c.Create("/open-eph", nil, zk.FlagEphemeral, zk.WorldACL(zk.PermAll))
+	require.NoError(t, err)
+	paths := func(cred AdminCredentials) []string {
+		rows, err := s.SessionTable(cred)
+		require.NoError(t, err)
+		var out []string
+		for _, r := range rows {
+			out = append(out, r.Ephemerals...)
+		}
+		return out
+	}
+	require.Equal(t, []string{"/open-eph"}, paths(AdminCredentials{RemoteIP: "127.0.0.1"}))
+	require.Equal(t, []string{"/alice/eph", "/open-eph"}, paths(AdminCredentials{Authorization: "digest alice:pw", RemoteIP: "127.0.0.1"}))
+	_, err = s.SessionTable(AdminCredentials{Authorization: "digest nobody:x", RemoteIP: "127.0.0.1"})
+	require.ErrorIs(t, err, ErrAdminNotAuthenticated)
+}

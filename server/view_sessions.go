@@ -2,7 +2,11 @@ package server
 
 import (
 	"cmp"
+	"path"
 	"slices"
+
+	"github.com/zkraft/zkraft/consensus"
+	"github.com/zkraft/zkraft/wire"
 )
 
 // SessionRow is one replicated session as the console's sessions table
@@ -24,8 +28,27 @@ type SessionRow struct {
 }
 
 // SessionTable lists every replicated session by id, with its ephemerals,
-// its expiry (on the leader) and its watches on this server.
-func (s *Server) SessionTable() []SessionRow {
+// its expiry (on the leader) and its watches on this server, for an HTTP
+// reader (ReaderIDs): a path is listed only where the reader may read its
+// parent, as getChildren there would show its name.
+func (s *Server) SessionTable(cred AdminCredentials) ([]SessionRow, error) {
+	ids, err := s.ReaderIDs(cred)
+	if err != nil {
+		return nil, err
+	}
+	rows := s.sessionRows()
+	s.node.Read(func(st *consensus.State) {
+		hidden := func(p string) bool { return st.Tree.CheckACL(path.Dir(p), wire.PermRead, ids) != nil }
+		for i := range rows {
+			rows[i].Ephemerals = slices.DeleteFunc(rows[i].Ephemerals, hidden)
+			rows[i].Watches = slices.DeleteFunc(slices.Clone(rows[i].Watches), hidden)
+		}
+	})
+	return rows, nil
+}
+
+// sessionRows is SessionTable for a reader who may read everything.
+func (s *Server) sessionRows() []SessionRow {
 	if s.node == nil {
 		return []SessionRow{}
 	}
