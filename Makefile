@@ -112,6 +112,7 @@ fuzz:
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestore$$ -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadSnapshot -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadLog -fuzztime 30s -fuzzminimizetime 3s
+	$(GO) test ./treejson/ -run '^$$' -fuzz FuzzImportTree -fuzztime 30s -fuzzminimizetime 3s
 
 # Every table of docs/performance.md, zkraft beside Apache ZooKeeper 3.8
 # (about 15 minutes; needs the Debian zookeeper package). BENCH=standalone

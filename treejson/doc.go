@@ -2,7 +2,14 @@
 // it back, for people who move a part of their tree from one ensemble to
 // another: paths, data (base64, so binary data survives), ACLs, and each
 // node's mode (persistent, ephemeral, container, TTL; sequential names are
-// kept as they are).
+// kept as they are, and the parent's sequence counter moved past them).
+//
+// A node is marked sequential when the export saw it so: its name ends in
+// ten digits below its parent's cversion (SawSequential). Import moves a
+// parent's counter by at most MaxCounterSteps and warns past that. Import
+// leaves nodes that exist as exported alone, so running an interrupted
+// import again resumes it; a node that exists with other content stops it
+// (unless asked to overwrite).
 //
 // It speaks to servers only through the stock go-zookeeper client, so it
 // works the same against zkraft and against Apache ZooKeeper, and a client

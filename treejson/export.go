@@ -51,6 +51,9 @@ func Export(conn *zk.Conn, root string, w io.Writer, opts ExportOptions) (Export
 		err = fmt.Errorf("treejson: export %s: %w", root, zk.ErrNoNode)
 	}
 	if err == nil {
+		n.Sequential = ex.rootSequential(root)
+	}
+	if err == nil {
 		err = ex.walk(n)
 	}
 	if err == nil {
@@ -90,12 +93,23 @@ func (ex *exporter) read(path string) (Node, bool, error) {
 	return Node{}, false, fmt.Errorf("treejson: read %s: %w", path, err)
 }
 
+// rootSequential applies SawSequential to the export's root, whose
+// parent is read for its cversion alone.
+func (ex *exporter) rootSequential(root string) bool {
+	if root == "/" {
+		return false
+	}
+	parent, name := splitLast(root)
+	ok, st, err := ex.conn.Exists(parent)
+	return err == nil && ok && st != nil && SawSequential(name, st.Cversion)
+}
+
+// newNode is a node as read; Sequential is set by the caller, which knows
+// the parent's cversion.
 func newNode(path string, data []byte, acl []zk.ACL, st *zk.Stat) Node {
 	mode, ttl := modeOf(st.EphemeralOwner)
-	_, name := splitLast(path)
 	return Node{
 		Path: path, Data: data, ACL: fromZK(acl), Mode: mode, TTLMillis: ttl,
-		Sequential: sequenceSuffix.MatchString(name),
 		Stat: Stat{Czxid: st.Czxid, Mzxid: st.Mzxid, Ctime: st.Ctime, Mtime: st.Mtime, Version: st.Version,
 			Cversion: st.Cversion, Aversion: st.Aversion, EphemeralOwner: st.EphemeralOwner, NumChildren: st.NumChildren},
 	}
@@ -109,15 +123,9 @@ func (ex *exporter) walk(n Node) error {
 	if n.Stat.NumChildren == 0 {
 		return nil
 	}
-	kids, _, err := ex.conn.Children(n.Path)
-	if errors.Is(err, zk.ErrNoNode) {
-		return nil
-	} else if err != nil {
-		return fmt.Errorf("treejson: list %s: %w", n.Path, err)
-	}
-	slices.Sort(kids)
-	if n.Path == "/" && !ex.opts.IncludeSystem {
-		kids = slices.DeleteFunc(kids, func(k string) bool { return k == "zookeeper" })
+	kids, counter, err := ex.children(n.Path)
+	if err != nil {
+		return err
 	}
 	for len(kids) > 0 {
 		batch := kids[:min(len(kids), ex.opts.Parallel)]
@@ -126,17 +134,39 @@ func (ex *exporter) walk(n Node) error {
 		if err != nil {
 			return err
 		}
-		for _, c := range nodes {
+		for i, c := range nodes {
 			if c == nil {
 				ex.stats.Vanished++
 				continue
 			}
+			c.Sequential = SawSequential(batch[i], counter)
 			if err := ex.walk(*c); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// children lists a node's children, sorted, and returns the cversion the
+// listing came with: a sequential child among them has a number below it.
+// A node deleted meanwhile has none.
+func (ex *exporter) children(path string) ([]string, int32, error) {
+	kids, st, err := ex.conn.Children(path)
+	if errors.Is(err, zk.ErrNoNode) {
+		return nil, 0, nil
+	} else if err != nil {
+		return nil, 0, fmt.Errorf("treejson: list %s: %w", path, err)
+	}
+	var counter int32
+	if st != nil {
+		counter = st.Cversion
+	}
+	slices.Sort(kids)
+	if path == "/" && !ex.opts.IncludeSystem {
+		kids = slices.DeleteFunc(kids, func(k string) bool { return k == "zookeeper" })
+	}
+	return kids, counter, nil
 }
 
 // readAll reads the named children of parent at once; a child deleted

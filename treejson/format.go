@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/go-zookeeper/zk"
@@ -43,8 +43,13 @@ type Node struct {
 	Data []byte `json:"data"`
 	ACL  []ACL  `json:"acl"`
 	Mode string `json:"mode"`
-	// Sequential is set when the name ends in a ZooKeeper sequence number
-	// (ten digits); Import creates the node under that very name.
+	// Sequential is set when the export saw the node as a sequential
+	// child: its name ends in ten digits, as ZooKeeper formats a sequence
+	// number (%010d), and the number is below its parent's cversion, the
+	// counter ZooKeeper numbers sequential children with, so that counter
+	// has covered it (see SawSequential). Import creates the node under its
+	// very name either way; the flag only tells it to move the parent's
+	// counter past the number.
 	Sequential bool `json:"sequential,omitempty"`
 	// TTLMillis is a TTL node's time to live.
 	TTLMillis int64 `json:"ttl_ms,omitempty"`
@@ -80,9 +85,38 @@ var ErrFormat = errors.New("treejson: not a tree export")
 // overwriting was not asked for.
 var ErrExists = errors.New("treejson: node exists")
 
-// sequenceSuffix is the ten-digit counter ZooKeeper appends to a
-// sequential node's name.
-var sequenceSuffix = regexp.MustCompile(`[0-9]{10}$`)
+// sequenceDigits is how many digits ZooKeeper gives the counter it
+// appends to a sequential node's name (%010d).
+const sequenceDigits = 10
+
+// sequenceNumber returns the number a name ends in when its last ten
+// characters are digits.
+func sequenceNumber(name string) (int64, bool) {
+	if len(name) < sequenceDigits {
+		return 0, false
+	}
+	digits := name[len(name)-sequenceDigits:]
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	return n, err == nil
+}
+
+// SawSequential is the rule Export marks sequential nodes by: the name
+// ends in ten digits and their number is below parentCversion, the
+// parent's child version, from which ZooKeeper takes a sequential child's
+// number (and which every create and delete of a child raises by one). A
+// plain node whose name merely ends in digits, such as event-1732761234
+// (a Unix time) under a parent with a few hundred child changes, is not
+// marked: moving that parent's counter past the number on import would
+// take billions of writes for nothing.
+func SawSequential(name string, parentCversion int32) bool {
+	n, ok := sequenceNumber(name)
+	return ok && n < int64(parentCversion)
+}
 
 // Extended ephemeralOwner encodings (ZooKeeper's EphemeralType).
 const (

@@ -5,9 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -29,26 +30,33 @@ type ImportOptions struct {
 	// To is the path the export's root is imported as; empty keeps it.
 	// Its parent must exist.
 	To string
-	// Overwrite lets Import set the data and ACL of nodes that exist; it
-	// never deletes a node. Without it, an existing node stops the import
-	// (and when To exists, before anything is created).
+	// Overwrite lets Import set the data and ACL of nodes that exist with
+	// other data or ACLs; it never deletes a node. Without it, such a node
+	// stops the import (see Import for nodes that exist as exported).
 	Overwrite bool
 	// Ephemerals is EphemeralsSkip (default) or EphemeralsPersistent.
 	Ephemerals string
 	// Parallel is how many creates are in flight at once (default 32); a
 	// node is created only once its parent is.
 	Parallel int
-	// Progress, when set, is called with the number of nodes imported
-	// after every thousand, and once at the end.
-	Progress func(nodes int)
+	// Progress, when set, is called every ProgressEvery while the import
+	// runs, and once at the end (with Done set). It is called from a
+	// goroutine of its own, never twice at once.
+	Progress func(ImportProgress)
+	// ProgressEvery is how often Progress is called (default a second).
+	ProgressEvery time.Duration
 }
 
 // ImportStats counts what an import did.
 type ImportStats struct {
 	Created    int // nodes created
 	Updated    int // existing nodes whose data and ACL were set (Overwrite)
+	Unchanged  int // nodes that existed with the export's data and ACL (a rerun)
 	Skipped    int // ephemerals left out, and the nodes below them
 	Sequencers int // parents whose sequence counter was moved past the imported names
+	// Warnings says what the import left undone but carried on past: a
+	// sequence counter too far behind to move (see MaxCounterSteps).
+	Warnings []string
 }
 
 // Import reads a tree export from r and creates its nodes.
@@ -59,12 +67,25 @@ type ImportStats struct {
 // created under the names they had; then the sequence counter of their
 // parent, which ZooKeeper derives from the parent's cversion, is moved past
 // the highest imported number (by creating and deleting a child in
-// batches), so a sequential create after the import sorts after them.
+// batches), so a sequential create after the import sorts after them. A
+// counter is moved by at most MaxCounterSteps; one further behind is left
+// as it is, with a warning in ImportStats.Warnings.
+//
+// A node that exists with the export's data and ACL (and is not an
+// ephemeral) is left as it is and counted as Unchanged, so an import that
+// was interrupted (a truncated file, a lost connection) is resumed by
+// running it again. A node that exists with other data or ACLs stops the
+// import with ErrExists, unless Overwrite is set.
 //
 // The client needs CREATE on every parent it fills, including nodes whose
 // imported ACL denies it: import as the super user (or a user every ACL
 // grants ALL).
 func Import(conn *zk.Conn, r io.Reader, opts ImportOptions) (ImportStats, error) {
+	return importTree(conn, r, opts)
+}
+
+// importTree is Import on any client (the fuzz test's is in memory).
+func importTree(conn client, r io.Reader, opts ImportOptions) (ImportStats, error) {
 	if opts.Parallel <= 0 {
 		opts.Parallel = 32
 	}
@@ -90,14 +111,13 @@ func Import(conn *zk.Conn, r io.Reader, opts ImportOptions) (ImportStats, error)
 	if err := im.checkTarget(); err != nil {
 		return ImportStats{}, err
 	}
+	stop := im.startProgress()
 	err = im.run(dec)
 	if err == nil {
 		err = im.bumpSequences()
 	}
-	if opts.Progress != nil {
-		opts.Progress(im.stats.Created + im.stats.Updated)
-	}
-	return im.stats, err
+	stop()
+	return im.snapshot(), err
 }
 
 // readHeader reads the document up to the opening of the nodes array.
@@ -140,17 +160,35 @@ func readHeader(dec *json.Decoder) (Header, error) {
 	return h, nil
 }
 
+// client is what Import needs of a ZooKeeper client; *zk.Conn has it.
+type client interface {
+	Exists(path string) (bool, *zk.Stat, error)
+	Get(path string) ([]byte, *zk.Stat, error)
+	GetACL(path string) ([]zk.ACL, *zk.Stat, error)
+	Create(path string, data []byte, flags int32, acl []zk.ACL) (string, error)
+	CreateContainer(path string, data []byte, flag int32, acl []zk.ACL) (string, error)
+	CreateTTL(path string, data []byte, flag int32, acl []zk.ACL, ttl time.Duration) (string, error)
+	Set(path string, data []byte, version int32) (*zk.Stat, error)
+	SetACL(path string, acl []zk.ACL, version int32) (*zk.Stat, error)
+	Multi(ops ...interface{}) ([]zk.MultiResponse, error)
+}
+
 // importer creates nodes as they are decoded, each once its parent exists.
 type importer struct {
-	conn     *zk.Conn
+	conn     client
 	from, to string
 	opts     ImportOptions
 	sem      chan struct{}
 	wg       sync.WaitGroup
+	read     atomic.Int64 // bytes of the export decoded
 
 	mu    sync.Mutex
 	err   error
 	stats ImportStats
+	// counter is the parent whose sequence counter is being moved, and
+	// how far (for Progress).
+	counter      string
+	counterSteps int64
 	// seqMax is, per parent, the highest sequence number imported.
 	seqMax map[string]int64
 	// ancestors are the nodes on the way to the current one, with the
@@ -160,16 +198,17 @@ type importer struct {
 }
 
 type pending struct {
-	path string
-	done chan struct{}
+	path     string
+	cversion int32 // as exported
+	done     chan struct{}
 }
 
-func newImporter(conn *zk.Conn, from, to string, opts ImportOptions) *importer {
+func newImporter(conn client, from, to string, opts ImportOptions) *importer {
 	return &importer{conn: conn, from: from, to: to, opts: opts, sem: make(chan struct{}, opts.Parallel), seqMax: map[string]int64{}}
 }
 
-// checkTarget refuses a target whose parent is missing, or that exists
-// without Overwrite.
+// checkTarget refuses a target whose parent is missing. A target that
+// exists is compared node by node as the import goes (see Import).
 func (im *importer) checkTarget() error {
 	if im.to == "/" {
 		return nil
@@ -180,13 +219,6 @@ func (im *importer) checkTarget() error {
 	} else if !ok {
 		return fmt.Errorf("treejson: the parent of %s, %s, does not exist", im.to, parent)
 	}
-	ok, _, err := im.conn.Exists(im.to)
-	if err != nil {
-		return fmt.Errorf("treejson: %s: %w", im.to, err)
-	}
-	if ok && !im.opts.Overwrite {
-		return fmt.Errorf("%w: %s; refusing to import over it (ask for overwrite to set the data and ACLs of existing nodes)", ErrExists, im.to)
-	}
 	return nil
 }
 
@@ -194,7 +226,9 @@ func (im *importer) checkTarget() error {
 func (im *importer) run(dec *json.Decoder) error {
 	for dec.More() && im.failed() == nil {
 		var n Node
-		if err := dec.Decode(&n); err != nil {
+		err := dec.Decode(&n)
+		im.read.Store(dec.InputOffset())
+		if err != nil {
 			im.fail(fmt.Errorf("%w: node %d: %v", ErrFormat, im.count()+1, err))
 			break
 		}
@@ -228,20 +262,24 @@ func (im *importer) dispatch(n Node) error {
 		return nil
 	}
 	parentPath, name := splitLast(target)
-	var parent chan struct{}
 	for len(im.ancestors) > 0 && im.ancestors[len(im.ancestors)-1].path != parentPath {
 		im.ancestors = im.ancestors[:len(im.ancestors)-1]
 	}
+	var up *pending
 	if len(im.ancestors) > 0 {
-		parent = im.ancestors[len(im.ancestors)-1].done
+		up = &im.ancestors[len(im.ancestors)-1]
 	} else if target != im.to {
 		return fmt.Errorf("%w: %s comes before its parent", ErrFormat, n.Path)
 	}
-	done := make(chan struct{})
-	im.ancestors = append(im.ancestors, pending{target, done})
-	if n.Sequential && target != "/" {
-		im.noteSequence(parentPath, name)
+	var parent chan struct{}
+	if up != nil {
+		parent = up.done
 	}
+	if n.Sequential && target != "/" {
+		im.noteSequence(parentPath, name, up)
+	}
+	done := make(chan struct{})
+	im.ancestors = append(im.ancestors, pending{target, n.Stat.Cversion, done})
 	im.sem <- struct{}{}
 	im.wg.Add(1)
 	go func() {
@@ -276,10 +314,10 @@ func (im *importer) target(path string) (string, error) {
 	return join(im.to, rest), nil
 }
 
-// create creates one node, or updates it with Overwrite.
+// create creates one node; one that exists is compared (existing).
 func (im *importer) create(path string, n Node) error {
 	if path == "/" {
-		return im.update(path, n) // the root always exists
+		return im.existing(path, n) // the root always exists
 	}
 	acl := toZK(n.ACL)
 	var err error
@@ -293,64 +331,58 @@ func (im *importer) create(path string, n Node) error {
 	}
 	switch {
 	case err == nil:
-		im.mu.Lock()
-		im.stats.Created++
-		im.progress()
-		im.mu.Unlock()
+		im.count1(&im.stats.Created)
 		return nil
-	case errors.Is(err, zk.ErrNodeExists) && im.opts.Overwrite:
-		return im.update(path, n)
 	case errors.Is(err, zk.ErrNodeExists):
-		return fmt.Errorf("%w: %s; refusing to overwrite it (ask for overwrite)", ErrExists, path)
+		return im.existing(path, n)
 	case errors.Is(err, zk.ErrNoAuth):
 		return fmt.Errorf("treejson: create %s: %w (import as a user the ACLs allow, or as the super user)", path, err)
 	}
 	return fmt.Errorf("treejson: create %s: %w", path, err)
 }
 
-// update sets an existing node's data and ACL (the root's only with
-// Overwrite; without it the root is left as it is).
-func (im *importer) update(path string, n Node) error {
-	if !im.opts.Overwrite {
-		return nil
+// noteSequence records a sequential node's number for its parent's
+// counter. The export's flag is trusted when the name ends in ten digits
+// and, if the parent is in the export with a cversion recorded (not 0),
+// the number is below it (SawSequential): exports written before that
+// rule marked every name ending in ten digits.
+func (im *importer) noteSequence(parent, name string, up *pending) {
+	seq, ok := sequenceNumber(name)
+	if !ok || (up != nil && up.cversion != 0 && seq >= int64(up.cversion)) {
+		return
 	}
-	if _, err := im.conn.Set(path, n.Data, -1); err != nil {
-		return fmt.Errorf("treejson: set %s: %w", path, err)
-	}
-	if _, err := im.conn.SetACL(path, toZK(n.ACL), -1); err != nil {
-		return fmt.Errorf("treejson: set ACL of %s: %w", path, err)
-	}
-	im.mu.Lock()
-	im.stats.Updated++
-	im.progress()
-	im.mu.Unlock()
-	return nil
-}
-
-// progress reports every thousand nodes; the caller holds mu.
-func (im *importer) progress() {
-	if done := im.stats.Created + im.stats.Updated; im.opts.Progress != nil && done%1000 == 0 {
-		im.opts.Progress(done)
-	}
-}
-
-func (im *importer) noteSequence(parent, name string) {
-	seq, err := strconv.ParseInt(name[len(name)-10:], 10, 64)
-	if err == nil && seq > im.seqMax[parent] {
+	if seq > im.seqMax[parent] {
 		im.seqMax[parent] = seq
 	}
 }
 
-func (im *importer) addSkipped() {
+// count1 adds one to a counter of stats.
+func (im *importer) count1(c *int) {
 	im.mu.Lock()
-	im.stats.Skipped++
+	*c++
 	im.mu.Unlock()
+}
+
+func (im *importer) addSkipped() { im.count1(&im.stats.Skipped) }
+
+// done is how many nodes are through; the caller holds mu.
+func (im *importer) done() int {
+	return im.stats.Created + im.stats.Updated + im.stats.Unchanged + im.stats.Skipped
 }
 
 func (im *importer) count() int {
 	im.mu.Lock()
 	defer im.mu.Unlock()
-	return im.stats.Created + im.stats.Updated + im.stats.Skipped
+	return im.done()
+}
+
+// snapshot returns a copy of the stats.
+func (im *importer) snapshot() ImportStats {
+	im.mu.Lock()
+	defer im.mu.Unlock()
+	st := im.stats
+	st.Warnings = slices.Clone(st.Warnings)
+	return st
 }
 
 func (im *importer) fail(err error) {

@@ -173,18 +173,24 @@ func roundTrip(t *testing.T, srcAddr, dstAddr string) {
 	require.NoError(t, err)
 	require.Greater(t, name, "/dst/q/item-0000000002")
 
-	// Importing again is refused, and changes nothing.
+	// Importing again finds every node as exported (a resumed import)
+	// and changes nothing.
 	before := describe(t, dst, "/dst")
-	_, err = treejson.Import(dst, bytes.NewReader(exported), treejson.ImportOptions{To: "/dst"})
-	require.ErrorIs(t, err, treejson.ErrExists)
+	ist, err = treejson.Import(dst, bytes.NewReader(exported), treejson.ImportOptions{To: "/dst"})
+	require.NoError(t, err)
+	require.Equal(t, treejson.ImportStats{Unchanged: 11, Skipped: 1}, ist)
 	require.Equal(t, before, describe(t, dst, "/dst"))
 
-	// Unless asked: data and ACLs are set back, nothing is deleted.
+	// A node with other data is refused; with overwrite its data and ACL
+	// are set back, and nothing is deleted.
 	_, err = dst.Set("/dst/bin", []byte("changed"), -1)
 	require.NoError(t, err)
+	_, err = treejson.Import(dst, bytes.NewReader(exported), treejson.ImportOptions{To: "/dst"})
+	require.ErrorIs(t, err, treejson.ErrExists)
+	require.ErrorContains(t, err, "/dst/bin, with other data (7 bytes, not 256) than the export's")
 	ist, err = treejson.Import(dst, bytes.NewReader(exported), treejson.ImportOptions{To: "/dst", Overwrite: true})
 	require.NoError(t, err)
-	require.Equal(t, 11, ist.Updated)
+	require.Equal(t, treejson.ImportStats{Updated: 1, Unchanged: 10, Skipped: 1}, ist)
 	require.Equal(t, before, describe(t, dst, "/dst"))
 
 	// Ephemerals can come over as persistent nodes.
@@ -251,4 +257,42 @@ func TestImportRefusesAMissingParentAndOtherDocuments(t *testing.T) {
 	ok, _, err := conn.Exists("/a")
 	require.NoError(t, err)
 	require.True(t, ok)
+}
+
+// Export marks a node sequential only when its number is below the
+// parent's cversion: a plain node named after a Unix time is not, and its
+// import moves no counter.
+func TestExportMarksWhatTheCounterCovered(t *testing.T) {
+	conn := dial(t, startZkraft(t))
+	open := zk.WorldACL(zk.PermAll)
+	for _, p := range []string{"/m", "/m/ts", "/m/ts/event-1732761234", "/m/q"} {
+		_, err := conn.Create(p, nil, 0, open)
+		require.NoError(t, err)
+	}
+	for range 3 {
+		_, err := conn.Create("/m/q/item-", nil, zk.FlagSequence, open)
+		require.NoError(t, err)
+	}
+	var buf bytes.Buffer
+	_, err := treejson.Export(conn, "/m", &buf, treejson.ExportOptions{})
+	require.NoError(t, err)
+	flags := map[string]bool{}
+	for _, l := range strings.Split(buf.String(), "\n") {
+		var n treejson.Node
+		if json.Unmarshal([]byte(strings.TrimSuffix(l, ",")), &n) == nil && n.Path != "" {
+			flags[n.Path] = n.Sequential
+		}
+	}
+	require.Equal(t, map[string]bool{"/m": false, "/m/ts": false, "/m/ts/event-1732761234": false, "/m/q": false,
+		"/m/q/item-0000000000": true, "/m/q/item-0000000001": true, "/m/q/item-0000000002": true}, flags)
+
+	ist, err := treejson.Import(conn, bytes.NewReader(buf.Bytes()), treejson.ImportOptions{To: "/copy"})
+	require.NoError(t, err)
+	require.Equal(t, treejson.ImportStats{Created: 7}, ist, "creating the items moved /copy/q's counter far enough")
+	_, st, err := conn.Exists("/copy/ts")
+	require.NoError(t, err)
+	require.Equal(t, int32(1), st.Cversion, "no counter moved for the timestamp")
+	name, err := conn.Create("/copy/q/item-", nil, zk.FlagSequence, open)
+	require.NoError(t, err)
+	require.Equal(t, "/copy/q/item-0000000003", name)
 }

@@ -67,11 +67,14 @@ func TestExportImport(t *testing.T) {
 	if got, _ := zkcli(t, addr, "get", "/copy/ex/a/b"); got != "B\n" {
 		t.Errorf("imported /copy/ex/a/b: %q", got)
 	}
-	if _, _, code := zkcliSplit(t, addr, "import", file, "/copy/ex"); code != 1 {
-		t.Errorf("import over existing nodes without -o: exit %d", code)
+	if _, errOut, code := zkcliSplit(t, addr, "import", file, "/copy/ex"); code != 0 || !strings.Contains(errOut, "unchanged 3") {
+		t.Errorf("import again over the same nodes (a resumed import): exit %d, %q", code, errOut)
 	}
 	zkcli(t, addr, "set", "/copy/ex/a", "changed")
-	if _, errOut, code := zkcliSplit(t, addr, "import", "-o", file, "/copy/ex"); code != 0 || !strings.Contains(errOut, "updated 3") {
+	if _, errOut, code := zkcliSplit(t, addr, "import", file, "/copy/ex"); code != 1 || !strings.Contains(errOut, "/copy/ex/a, with other data") {
+		t.Errorf("import over a changed node without -o: exit %d, %q", code, errOut)
+	}
+	if _, errOut, code := zkcliSplit(t, addr, "import", "-o", file, "/copy/ex"); code != 0 || !strings.Contains(errOut, "updated 1, unchanged 2") {
 		t.Errorf("import -o: exit %d, %q", code, errOut)
 	}
 	if got, _ := zkcli(t, addr, "get", "/copy/ex/a"); got != "A\n" {

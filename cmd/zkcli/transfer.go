@@ -38,18 +38,24 @@ func cmdExport(c *client, o *options) error {
 
 // cmdImport is "import [-o] [-e] file [path]" (zkcli's own): creates the
 // nodes of an export read from file ("-" for standard input), as the
-// export's root or, given path, under that name. -o sets the data and ACL
-// of nodes that exist (none is deleted); without it an existing node stops
-// the import. -e creates exported ephemerals as persistent nodes (they
-// are skipped by default).
+// export's root or, given path, under that name. Nodes that exist as
+// exported are left alone, so running an interrupted import again resumes
+// it; -o sets the data and ACL of nodes that exist with others (none is
+// deleted), which without it stop the import. -e creates exported
+// ephemerals as persistent nodes (they are skipped by default). On a
+// terminal, a progress line is rewritten every second.
 func cmdImport(c *client, o *options) error {
 	var in io.Reader = os.Stdin
+	var size int64
 	if name := o.args[1]; name != "-" {
 		f, err := os.Open(name)
 		if err != nil {
 			return err
 		}
 		defer f.Close()
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
 		in = f
 	}
 	opts := treejson.ImportOptions{Overwrite: o.has('o'), Ephemerals: treejson.EphemeralsSkip}
@@ -62,8 +68,24 @@ func cmdImport(c *client, o *options) error {
 			return err
 		}
 	}
+	if showsProgress(c) {
+		opts.Progress = treejson.TerminalProgress(c.errw, size)
+	}
 	stats, err := treejson.Import(c.conn, bufio.NewReaderSize(in, 256<<10), opts)
-	fmt.Fprintf(c.errw, "created %d nodes, updated %d, skipped %d (ephemerals and below), moved %d sequence counters\n",
-		stats.Created, stats.Updated, stats.Skipped, stats.Sequencers)
+	fmt.Fprintf(c.errw, "created %d nodes, updated %d, unchanged %d (already as exported), skipped %d (ephemerals and below), moved %d sequence counters\n",
+		stats.Created, stats.Updated, stats.Unchanged, stats.Skipped, stats.Sequencers)
+	for _, warning := range stats.Warnings {
+		fmt.Fprintln(c.errw, "warning:", warning)
+	}
 	return err
+}
+
+// showsProgress reports whether standard error is a terminal: in one-shot
+// mode when it is one, in a session when the session is interactive (its
+// console redraws the prompt).
+func showsProgress(c *client) bool {
+	if c.sess != nil {
+		return c.sess.con != nil && c.sess.con.before != nil
+	}
+	return isTerminal(c.errw)
 }

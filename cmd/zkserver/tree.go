@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/chzyer/readline"
 	"github.com/go-zookeeper/zk"
 
 	"github.com/zkraft/zkraft/treejson"
@@ -72,7 +73,7 @@ func runExportTree(args []string, stdout, stderr io.Writer) error {
 func runImportTree(args []string, stdin io.Reader, stderr io.Writer) error {
 	tf := newTreeFlags("import-tree")
 	to := tf.fs.String("to", "", "import the export's root as `path` (its parent must exist); default: where it was")
-	overwrite := tf.fs.Bool("overwrite", false, "set the data and ACL of nodes that exist (none is deleted); without it an existing node stops the import")
+	overwrite := tf.fs.Bool("overwrite", false, "set the data and ACL of nodes that exist with others (none is deleted); without it such a node stops the import\n(nodes that exist as exported are left alone: run an interrupted import again to resume it)")
 	ephemerals := tf.fs.String("ephemerals", treejson.EphemeralsSkip, "what to do with exported ephemerals: skip, or create them as persistent")
 	if err := tf.fs.Parse(args); err != nil || tf.fs.NArg() > 1 || *tf.server == "" {
 		return treeUsageError(err)
@@ -91,14 +92,41 @@ func runImportTree(args []string, stdin io.Reader, stderr io.Writer) error {
 		return err
 	}
 	defer conn.Close()
-	stats, err := treejson.Import(conn, bufio.NewReaderSize(in, 256<<10), treejson.ImportOptions{
-		To: *to, Overwrite: *overwrite, Ephemerals: *ephemerals,
-		Progress: func(n int) { fmt.Fprintf(stderr, "\rimported %d nodes", n) },
-	})
-	fmt.Fprintln(stderr)
-	fmt.Fprintf(stderr, "created %d nodes, updated %d, skipped %d (ephemerals and below), moved %d sequence counters\n",
-		stats.Created, stats.Updated, stats.Skipped, stats.Sequencers)
+	opts := treejson.ImportOptions{To: *to, Overwrite: *overwrite, Ephemerals: *ephemerals}
+	if isTerminal(stderr) {
+		opts.Progress = treejson.TerminalProgress(stderr, fileSize(in))
+	}
+	stats, err := treejson.Import(conn, bufio.NewReaderSize(in, 256<<10), opts)
+	printImportStats(stderr, stats)
 	return err
+}
+
+// printImportStats writes an import's summary and warnings.
+func printImportStats(w io.Writer, stats treejson.ImportStats) {
+	fmt.Fprintf(w, "created %d nodes, updated %d, unchanged %d (already as exported), skipped %d (ephemerals and below), moved %d sequence counters\n",
+		stats.Created, stats.Updated, stats.Unchanged, stats.Skipped, stats.Sequencers)
+	for _, warning := range stats.Warnings {
+		fmt.Fprintln(w, "warning:", warning)
+	}
+}
+
+// isTerminal reports whether w is a terminal: progress lines go only there.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && readline.IsTerminal(int(f.Fd()))
+}
+
+// fileSize is the size of a regular file r reads, or 0.
+func fileSize(r io.Reader) int64 {
+	f, ok := r.(*os.File)
+	if !ok {
+		return 0
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0
+	}
+	return fi.Size()
 }
 
 func treeUsageError(err error) error {

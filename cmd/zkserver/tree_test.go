@@ -36,9 +36,18 @@ func TestExportTreeThenImportTree(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []byte{0, 0xff}, data)
 
+	require.NotContains(t, errOut.String(), "\r", "no progress lines but on a terminal")
+
+	errOut.Reset()
+	require.NoError(t, runImportTree(args, bytes.NewReader(out.Bytes()), &errOut), "a rerun resumes")
+	require.Contains(t, errOut.String(), "created 0 nodes, updated 0, unchanged 2")
+	_, err = conn.Set("/copy", []byte("changed"), -1)
+	require.NoError(t, err)
 	err = runImportTree(args, bytes.NewReader(out.Bytes()), &errOut)
-	require.ErrorContains(t, err, "refusing to import over it")
+	require.ErrorContains(t, err, "/copy, with other data (7 bytes, not 2) than the export's; refusing to change it")
+	errOut.Reset()
 	require.NoError(t, runImportTree(append(args, "-overwrite"), bytes.NewReader(out.Bytes()), &errOut))
+	require.Contains(t, errOut.String(), "updated 1, unchanged 1")
 
 	err = runExportTree([]string{"/app"}, &out, &errOut)
 	require.True(t, strings.HasPrefix(err.Error(), "usage:"), err)
