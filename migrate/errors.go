@@ -21,6 +21,12 @@ var (
 	// ErrTargetNotEmpty is returned by Export when the ZooKeeper data
 	// directory already holds snapshots or logs.
 	ErrTargetNotEmpty = errors.New("ZooKeeper data directory is not empty")
+	// ErrTorn is wrapped by errors about a log entry that cannot be read
+	// to its end (cut short, or without its end mark) where a crash does
+	// not leave one: with a complete entry after it, or ending an older
+	// log that the next log does not go on from. ZooKeeper would skip
+	// the rest of the file without a word. It wraps ErrCorrupt.
+	ErrTorn = fmt.Errorf("log entry cut short where transactions follow: %w", ErrCorrupt)
 )
 
 // FileError locates a problem in a file: what is wrong, and at which
@@ -29,7 +35,7 @@ type FileError struct {
 	File   string
 	Offset int64
 	What   string
-	Kind   error // ErrCorrupt or ErrFormat
+	Kind   error // ErrCorrupt, ErrTorn or ErrFormat
 }
 
 func (e *FileError) Error() string {
@@ -39,7 +45,7 @@ func (e *FileError) Error() string {
 	return fmt.Sprintf("%s at offset %d: %s: %v", e.File, e.Offset, e.What, e.Kind)
 }
 
-// Unwrap returns ErrCorrupt or ErrFormat.
+// Unwrap returns ErrCorrupt, ErrTorn or ErrFormat.
 func (e *FileError) Unwrap() error { return e.Kind }
 
 func corrupt(file string, off int64, format string, args ...any) error {

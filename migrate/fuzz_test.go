@@ -48,6 +48,6 @@ func FuzzReadLog(f *testing.F) {
 		tree.nodes[""] = &znode{}
 		var notes []string
 		r := &replayer{tree: tree, sessions: map[int64]int32{}, notes: &notes}
-		_, _ = decodeLog(bytes.NewReader(b), int64(len(b)), "fuzz", func(x *txn) error { return r.apply(x) })
+		_, _ = decodeLog(bytes.NewReader(b), int64(len(b)), "fuzz", 0, func(x *txn) error { return r.apply(x) })
 	})
 }

@@ -20,6 +20,10 @@ type Source struct {
 	// Progress, when set, gets a line every few seconds while a large
 	// snapshot or log is read.
 	Progress io.Writer
+	// MaxBuffer is jute.maxbuffer of the ZooKeeper that wrote the data (0
+	// means its default, 1 MiB - 1): a log entry longer than it plus as
+	// much again is refused, as ZooKeeper refuses it.
+	MaxBuffer int
 }
 
 // Image is the state ZooKeeper would restore from a data directory.
@@ -37,8 +41,8 @@ type Image struct {
 	// Digest says how the replayed tree compared with the digest
 	// ZooKeeper logged ("" when there was none to compare with).
 	Digest string
-	// Notes lists what ZooKeeper's restore would only log: torn log
-	// tails it drops, missing zxids, dead sessions' ephemerals deleted.
+	// Notes lists what ZooKeeper's restore would only log: torn last log
+	// entries it drops, missing zxids, dead sessions' ephemerals deleted.
 	Notes []string
 }
 
@@ -49,7 +53,9 @@ func (im *Image) Nodes() int { return len(im.tree.nodes) }
 // them as ZooKeeper's FileTxnSnapLog.restore does, then deletes the
 // ephemerals of sessions that no longer exist, as ZooKeeperServer.loadData
 // does before serving. It refuses a snapshot ZooKeeper would skip as
-// incomplete (its end mark is missing), or any file with damage.
+// incomplete (its end mark is missing), or any file with damage; of a
+// log, it drops only a torn last entry that loses nothing, and says so
+// in Notes (see readLog and logPass).
 func Load(src Source) (*Image, error) {
 	logDir := src.LogDir
 	if logDir == "" {
@@ -67,7 +73,7 @@ func Load(src Source) (*Image, error) {
 	}
 	im := &Image{tree: snap.tree, Sessions: snap.sessions, LastZxid: snapFile.zxid, Snapshot: snapFile.path}
 	r := &replayer{tree: snap.tree, sessions: snap.sessions, last: snapFile.zxid, notes: &im.Notes}
-	lastDigest, err := im.replayLogs(filepath.Join(logDir, "version-2"), snapFile.zxid, r, prog)
+	lastDigest, err := im.replayLogs(filepath.Join(logDir, "version-2"), snapFile.zxid, maxEntryFor(src.MaxBuffer), r, prog)
 	if err != nil {
 		return nil, err
 	}
@@ -110,35 +116,29 @@ func newestSnapshot(dir string) (zkFile, error) {
 
 // replayLogs applies every logged txn after zxid and returns the digest
 // logged with the last one applied, if any.
-func (im *Image) replayLogs(dir string, zxid int64, r *replayer, prog *progress) (*txnDigest, error) {
+func (im *Image) replayLogs(dir string, zxid int64, maxEntry int, r *replayer, prog *progress) (*txnDigest, error) {
 	logs, err := listFiles(dir, "log")
 	if err != nil && !os.IsNotExist(err) {
 		return nil, err
 	}
-	var last *txnDigest
-	prev := zxid
-	for _, lf := range logsFrom(logs, zxid+1) {
+	lp := &logPass{im: im, r: r, snapZxid: zxid, prev: zxid}
+	read := logsFrom(logs, zxid+1)
+	for i, lf := range read {
 		im.Logs = append(im.Logs, lf.path)
 		prog.begin(filepath.Base(lf.path) + ": transactions read")
-		torn, err := readLog(lf.path, func(t *txn) error {
+		torn, err := readLog(lf.path, maxEntry, func(t *txn) error {
 			prog.step(func() string { return fmt.Sprintf("(zxid %#x)", t.hdr.zxid) })
-			if t.hdr.zxid <= zxid {
-				return nil // before the snapshot: the iterator skips them
-			}
-			im.noteGap(prev, t.hdr.zxid)
-			prev = t.hdr.zxid
-			im.Txns++
-			last = t.digest
-			return r.apply(t)
+			return lp.apply(lf, t)
 		})
 		if err != nil {
 			return nil, err
 		}
 		if torn != nil {
-			im.Notes = append(im.Notes, fmt.Sprintf("%s at offset %d: %s; dropped, as ZooKeeper drops it", torn.file, torn.offset, torn.what))
+			lp.torn(lf, torn, i == len(read)-1)
 		}
 	}
-	return last, nil
+	lp.finish()
+	return lp.last, nil
 }
 
 // noteGap notes zxids missing within one epoch: ZooKeeper loads such logs

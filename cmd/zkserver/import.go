@@ -36,7 +36,9 @@ func runImport(args []string, out, progress io.Writer) error {
 	}
 	// TTL owner encodings are read as TTL nodes whatever zkraft's
 	// configuration says: only a ZooKeeper with extended types writes them.
-	src := migrate.Source{DataDir: a.pos[0], ExtendedTypes: true}
+	// Log entries are held to the jute.maxbuffer zkraft is to serve with,
+	// as ZooKeeper holds them to its own.
+	src := migrate.Source{DataDir: a.pos[0], ExtendedTypes: true, MaxBuffer: cfg.MaxBuffer}
 	if len(a.pos) == 2 {
 		src.LogDir = a.pos[1]
 	}
