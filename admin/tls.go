@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/zkraft/zkraft/internal/acceptretry"
 	"github.com/zkraft/zkraft/server"
 	"github.com/zkraft/zkraft/tlsconf"
 )
@@ -66,8 +67,13 @@ func TLSFrom(c server.Config, log *slog.Logger) (cfg *tls.Config, close func(), 
 }
 
 // secureListener serves opts.TLS on ln: HTTPS only, or with
-// PortUnification HTTPS and plain HTTP (nil TLS: ln as it is).
+// PortUnification HTTPS and plain HTTP (nil TLS: ln as it is). In every
+// case failed accepts (too many open files...) are waited out below
+// net/http (acceptretry), which would stop serving on the first one that
+// is not a temporary net.Error (ENOBUFS, ENOMEM), and retries the others
+// with one debug line each.
 func secureListener(ln net.Listener, opts Options) net.Listener {
+	ln = acceptretry.Wrap(ln, opts.Logger, "AdminServer port")
 	switch {
 	case opts.TLS == nil:
 		return ln
@@ -113,30 +119,21 @@ func newUnifiedListener(ln net.Listener, config *tls.Config, wait time.Duration)
 	return u
 }
 
-// acceptLoop accepts until the listener closes. Other accept errors (too
-// many open files) are waited out, as net/http's Serve does.
+// acceptLoop accepts until the listener closes. u.Listener waits out
+// other accept errors (too many open files) itself (secureListener), and
+// a connection that fails to be sorted is closed by sort: neither ends
+// the loop, nor reaches net/http as an error.
 func (u *unifiedListener) acceptLoop() {
-	backoff := 5 * time.Millisecond
 	for {
 		c, err := u.Listener.Accept()
-		switch {
-		case err == nil:
-			backoff = 5 * time.Millisecond
-			go u.sort(c)
-		case errors.Is(err, net.ErrClosed):
+		if err != nil {
 			u.errMu.Lock()
 			u.err = err
 			u.errMu.Unlock()
 			u.Close()
 			return
-		default:
-			select {
-			case <-u.done:
-				return
-			case <-time.After(backoff):
-				backoff = min(2*backoff, time.Second)
-			}
 		}
+		go u.sort(c)
 	}
 }
 

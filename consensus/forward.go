@@ -10,6 +10,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/zkraft/zkraft/internal/acceptretry"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -66,7 +67,11 @@ func startForwardServer(n *Node, addr string) (*forwardServer, error) {
 	if err != nil {
 		return nil, err
 	}
-	fs := &forwardServer{n: n, ln: ln, conns: make(map[net.Conn]chan []byte), stop: make(chan struct{})}
+	// Accept waits out failures (too many open files...) until the
+	// listener is closed: one EMFILE used to end this loop, and the
+	// leader then took no follower's link until it was restarted.
+	fs := &forwardServer{n: n, ln: acceptretry.Wrap(ln, n.log, "forwarding (election) port"),
+		conns: make(map[net.Conn]chan []byte), stop: make(chan struct{})}
 	fs.wg.Add(1)
 	go fs.accept()
 	return fs, nil
@@ -77,7 +82,7 @@ func (fs *forwardServer) accept() {
 	for {
 		nc, err := fs.ln.Accept()
 		if err != nil {
-			return
+			return // closed: acceptretry returns no other error
 		}
 		fs.mu.Lock()
 		if fs.closed {

@@ -1,12 +1,15 @@
 package consensus
 
 import (
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/raft"
+
+	"github.com/zkraft/zkraft/internal/acceptretry"
 )
 
 // Network is how an ensemble member reaches its peers: Raft on the peer
@@ -146,13 +149,16 @@ func (s *connSet) closeAll() {
 
 // newRaftTransport runs Raft on addr over nw.
 // firstByte bounds the wait for an accepted connection's first byte.
-func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.Duration) (raft.Transport, error) {
+// Failed accepts are waited out by the listener (acceptretry), which logs
+// one line per episode to log; Raft's own accept loop would retry them
+// too, but log an error for each retry.
+func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.Duration, log *slog.Logger) (raft.Transport, error) {
 	ln, err := nw.Listen(addr)
 	if err != nil {
 		return nil, err
 	}
 	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &streamLayer{Listener: ln, nw: nw, firstByte: firstByte},
+		Stream:  &streamLayer{Listener: acceptretry.Wrap(ln, log, "raft (peer) port"), nw: nw, firstByte: firstByte},
 		MaxPool: 3,
 		Timeout: 10 * time.Second,
 		Logger:  rc.Logger,

@@ -363,7 +363,7 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if self == nil {
 		return conf, fmt.Errorf("server %s is not among the ensemble's servers", rc.LocalID)
 	}
-	trans, err := newRaftTransport(n.network, self.RaftAddr, rc, n.linkTime)
+	trans, err := newRaftTransport(n.network, self.RaftAddr, rc, n.linkTime, n.log)
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/zkraft/zkraft/auth/jaas"
 	"github.com/zkraft/zkraft/consensus"
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/internal/acceptretry"
 	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/session"
 	"github.com/zkraft/zkraft/wire"
@@ -216,7 +217,7 @@ func (s *Server) Start(ctx context.Context) error {
 	}
 	s.wg.Add(1)
 	go s.watchRole(s.done)
-	s.ln = ln
+	s.ln = acceptretry.Wrap(ln, s.log, "client port")
 	s.parker = newParker(s)
 	s.wg.Add(1)
 	go s.acceptLoop()
@@ -299,37 +300,21 @@ func (s *Server) Close() error {
 	return err
 }
 
+// acceptLoop accepts on the client port until it is closed: s.ln waits
+// out failed accepts (too many open files...) itself (acceptretry).
 func (s *Server) acceptLoop() {
 	defer s.wg.Done()
-	var delay time.Duration
 	for {
 		nc, err := s.ln.Accept()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			delay = backoff(delay)
-			s.log.Warn("accept failed", "err", err, "retry_in", delay)
-			time.Sleep(delay)
-			continue
+			return // closed
 		}
-		delay = 0
 		if s.tls != nil && s.cfg.Security.PortUnification {
 			s.unifiedServe(nc)
 		} else {
 			s.serve(nc)
 		}
 	}
-}
-
-func backoff(d time.Duration) time.Duration {
-	if d == 0 {
-		return 5 * time.Millisecond
-	}
-	if d *= 2; d > time.Second {
-		d = time.Second
-	}
-	return d
 }
 
 // serve registers nc and starts its reader, unless the server is closing,

@@ -3,13 +3,13 @@ package server
 import (
 	"context"
 	"crypto/tls"
-	"errors"
 	"fmt"
 	"net"
 	"strconv"
 	"time"
 
 	"github.com/zkraft/zkraft/auth"
+	"github.com/zkraft/zkraft/internal/acceptretry"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -37,22 +37,15 @@ type clientTLS struct {
 	close   func()
 }
 
-// acceptTLSLoop accepts on the secure client port.
+// acceptTLSLoop accepts on the secure client port until it is closed: ln
+// waits out failed accepts itself (acceptretry, see listenTLS).
 func (s *Server) acceptTLSLoop(ln net.Listener) {
 	defer s.wg.Done()
-	var delay time.Duration
 	for {
 		nc, err := ln.Accept()
 		if err != nil {
-			if errors.Is(err, net.ErrClosed) {
-				return
-			}
-			delay = backoff(delay)
-			s.log.Warn("accept failed on the secure client port", "err", err, "retry_in", delay)
-			time.Sleep(delay)
-			continue
+			return // closed
 		}
-		delay = 0
 		s.goTLS(nc)
 	}
 }
@@ -171,7 +164,7 @@ func (s *Server) listenTLS() error {
 		s.closeTLS()
 		return fmt.Errorf("server: listen on the secure client port: %w", err)
 	}
-	s.tlsLn = ln
+	s.tlsLn = acceptretry.Wrap(ln, s.log, "secure client port")
 	return nil
 }
 

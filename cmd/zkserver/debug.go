@@ -11,6 +11,8 @@ import (
 	"net/http/pprof"
 	"runtime"
 	"time"
+
+	"github.com/zkraft/zkraft/internal/acceptretry"
 )
 
 // memStatsPath answers with the process's heap figures as JSON; with
@@ -74,10 +76,11 @@ func debugMux() *http.ServeMux {
 // startDebug listens on addr and serves debugMux until the returned stop
 // function is called.
 func startDebug(addr string, log *slog.Logger) (stop func(), err error) {
-	ln, err := net.Listen("tcp", addr)
+	tcp, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, err
 	}
+	ln := acceptretry.Wrap(tcp, log, "debug port") // failed accepts are waited out, not the end of Serve
 	hs := &http.Server{Handler: debugMux(), ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {

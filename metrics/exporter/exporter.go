@@ -12,6 +12,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/zkraft/zkraft/internal/acceptretry"
 )
 
 // Path is where the metrics are served, as in ZooKeeper.
@@ -55,6 +57,9 @@ func Start(src Source, cfg Config) (*Exporter, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	// net/http's Serve stops on an accept error that is not a temporary
+	// net.Error (ENOBUFS); the wrapper waits every failure out itself.
+	ln = acceptretry.Wrap(ln, log, "metrics port")
 	e := &Exporter{reg: reg, ln: ln, done: make(chan struct{})}
 	e.http = &http.Server{
 		Handler:           Handler(reg, log),
