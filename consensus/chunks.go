@@ -52,14 +52,28 @@ func (b *chunkBuffer) reset() { b.chunks, b.size = nil, 0 }
 // change while it is read.
 func (b *chunkBuffer) reader() io.Reader { return &chunkReader{chunks: b.chunks} }
 
-// chunkReader reads a sequence of chunks.
+// consume returns a reader over the buffer's contents that forgets each
+// chunk once read, so its memory can be reclaimed while the rest is read;
+// the buffer is empty afterwards.
+func (b *chunkBuffer) consume() io.Reader {
+	r := &chunkReader{chunks: b.chunks, release: true}
+	b.reset()
+	return r
+}
+
+// chunkReader reads a sequence of chunks; with release it drops each
+// chunk read.
 type chunkReader struct {
-	chunks [][]byte
-	off    int
+	chunks  [][]byte
+	off     int
+	release bool
 }
 
 func (r *chunkReader) Read(p []byte) (int, error) {
 	for len(r.chunks) > 0 && r.off == len(r.chunks[0]) {
+		if r.release {
+			r.chunks[0] = nil
+		}
 		r.chunks, r.off = r.chunks[1:], 0
 	}
 	if len(r.chunks) == 0 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"time"
 
 	"github.com/hashicorp/raft"
@@ -114,7 +115,14 @@ func (n *Node) RestoreBackup(ctx context.Context, r io.Reader) (int64, error) {
 		return 0, fmt.Errorf("consensus: restore: the log's index %d no longer fits a zxid", last)
 	}
 	stream, size := n.restoreStream(rs)
-	rs = nil // the decoded tree is garbage from here
+	// The decoded tree is garbage from here. Collect it before Raft
+	// installs the snapshot, which decodes the same state again: left to
+	// the collector's pace, both trees and the stream are on the heap
+	// at once (a heap of 3.4-3.6 times the backup's size at the peak,
+	// 2.7-3.1 with this collection, garbage not yet swept included;
+	// BenchmarkRestoreMemory). A restore is rare; this is one collection.
+	rs = nil
+	runtime.GC()
 	if err := n.confirmQuorum(); err != nil {
 		return 0, err
 	}
@@ -188,7 +196,10 @@ func (n *Node) restoreStream(rs *restoredState) (io.Reader, int64) {
 	encodePeers(&tail, members)
 	body.Write(tail.Bytes())
 	head := snapshotHeader(restoreFormat, body.size)
-	return io.MultiReader(bytes.NewReader(head[:]), body.reader()), headerLen + body.size
+	size := headerLen + body.size
+	// Raft copies the stream into its snapshot store, then installs it
+	// from there: each chunk is released once copied.
+	return io.MultiReader(bytes.NewReader(head[:]), body.consume()), size
 }
 
 // snapshotHeader is the header of a snapshot of the given format whose
