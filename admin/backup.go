@@ -45,6 +45,16 @@ type Backups interface {
 	AuthorizeAdmin(authorization string, peerCerts []*x509.Certificate, remoteIP string) error
 }
 
+// Auditor is implemented by Backups whose server keeps an audit log
+// (audit.enable): snapshot and restore report to it, once per GET or
+// POST, who asked (the Authorization header, the TLS peer certificates,
+// the remote IP) and whether the command was carried out: a refusal (no
+// or wrong credentials, disabled, rate-limited, not serving) and a
+// snapshot cut off before its end count as not. HEAD is not reported.
+type Auditor interface {
+	AuditCommand(command, authorization string, peerCerts []*x509.Certificate, remoteIP string, succeeded bool)
+}
+
 // Authentication outcomes of AuthorizeAdmin, worded and mapped to status
 // codes as ZooKeeper 3.9's.
 var (
@@ -105,17 +115,7 @@ func (b *backupCommands) authorized(w http.ResponseWriter, r *http.Request, name
 		fail(w, name, http.StatusUnauthorized, ErrAuthMissing.Error())
 		return false
 	}
-	var certs []*x509.Certificate
-	if r.TLS != nil {
-		certs = r.TLS.PeerCertificates
-	}
-	// The peer's address, never X-Forwarded-For: a header anyone can set
-	// must not pass an ip ACL.
-	ip, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		ip = r.RemoteAddr
-	}
-	switch err := b.opts.Backups.AuthorizeAdmin(auth, certs, ip); {
+	switch err := b.opts.Backups.AuthorizeAdmin(auth, peerCerts(r), remoteIP(r)); {
 	case err == nil:
 		return true
 	case errors.Is(err, ErrAuthMissing):
@@ -133,6 +133,31 @@ func (b *backupCommands) authorized(w http.ResponseWriter, r *http.Request, name
 	return false
 }
 
+// peerCerts are the client certificates r's TLS handshake verified.
+func peerCerts(r *http.Request) []*x509.Certificate {
+	if r.TLS == nil {
+		return nil
+	}
+	return r.TLS.PeerCertificates
+}
+
+// remoteIP is the peer's address, never X-Forwarded-For: a header anyone
+// can set must not pass an ip ACL.
+func remoteIP(r *http.Request) string {
+	ip, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return ip
+}
+
+// audit reports a command's outcome to the Backups' audit log, if any.
+func (b *backupCommands) audit(r *http.Request, command string, succeeded bool) {
+	if a, ok := b.opts.Backups.(Auditor); ok {
+		a.AuditCommand(command, r.Header.Get("Authorization"), peerCerts(r), remoteIP(r), succeeded)
+	}
+}
+
 // snapshot streams a consistent snapshot (application/octet-stream) with
 // headers last_zxid (0x hex) and snapshot_size; with ?streaming=false it
 // sends the headers and the usual JSON only.
@@ -142,10 +167,12 @@ func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name s
 		return
 	}
 	if !b.admit(w, r, name, b.opts.SnapshotDisabled, b.snapLimit) {
+		b.audit(r, snapshotName, false)
 		return
 	}
 	snap, zxid, size, err := b.opts.Backups.OpenBackup(r.Context())
 	if err != nil {
+		b.audit(r, snapshotName, false)
 		b.opts.Logger.Warn("AdminServer: snapshot failed", "err", err)
 		fail(w, snapshotName, http.StatusInternalServerError, "snapshot failed: "+err.Error())
 		return
@@ -155,6 +182,7 @@ func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name s
 	w.Header().Set("snapshot_size", strconv.FormatInt(size, 10))
 	// Java's Boolean.parseBoolean: only "true", in any case, is true.
 	if v, ok := r.URL.Query()["streaming"]; ok && !strings.EqualFold(v[0], "true") {
+		b.audit(r, snapshotName, true)
 		writeJSON(w, http.StatusOK, response(snapshotName, nil))
 		return
 	}
@@ -163,7 +191,9 @@ func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name s
 	w.WriteHeader(http.StatusOK)
 	// A caller that stops reading is cut after WriteTimeout, and the
 	// deferred Close releases the snapshot it held.
-	if n, err := snap.WriteTo(newDeadlineWriter(w, b.opts.Limits.WriteTimeout)); err != nil {
+	n, err := snap.WriteTo(newDeadlineWriter(w, b.opts.Limits.WriteTimeout))
+	b.audit(r, snapshotName, err == nil)
+	if err != nil {
 		b.opts.Logger.Warn("AdminServer: snapshot stream cut", "remote", r.RemoteAddr, "sent", n, "of", size, "err", err)
 	}
 }
@@ -189,13 +219,16 @@ func (b *backupCommands) head(w http.ResponseWriter, r *http.Request, name strin
 // answers its last zxid.
 func (b *backupCommands) restore(w http.ResponseWriter, r *http.Request, name string) {
 	if !b.admit(w, r, name, b.opts.RestoreDisabled, b.rLimit) {
+		b.audit(r, restoreName, false)
 		return
 	}
 	if r.ContentLength == 0 {
+		b.audit(r, restoreName, false)
 		fail(w, restoreName, http.StatusBadRequest, "restore needs a snapshot as the request body")
 		return
 	}
 	zxid, err := b.opts.Backups.RestoreBackup(r.Context(), newBodyReader(w, r, b.opts.Limits.ReadTimeout))
+	b.audit(r, restoreName, err == nil)
 	if err != nil {
 		b.opts.Logger.Warn("AdminServer: restore failed", "err", err)
 		fail(w, restoreName, http.StatusInternalServerError, "restore failed: "+err.Error())

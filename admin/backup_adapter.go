@@ -45,3 +45,10 @@ func (s serverBackups) AuthorizeAdmin(authorization string, peerCerts []*x509.Ce
 	}
 	return err
 }
+
+// AuditCommand writes the command's line in the server's audit log
+// (server.AuditAdminCommand; nothing without audit.enable).
+func (s serverBackups) AuditCommand(command, authorization string, peerCerts []*x509.Certificate, remoteIP string, succeeded bool) {
+	cred := server.AdminCredentials{Authorization: authorization, PeerCerts: peerCerts, RemoteIP: remoteIP}
+	s.srv.AuditAdminCommand(command, cred, succeeded)
+}

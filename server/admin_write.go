@@ -56,17 +56,21 @@ func (s *Server) AdminDelete(ctx context.Context, cred AdminCredentials, path st
 }
 
 // adminPropose authorizes cred, then proposes the write as a
-// session-less transaction and waits until it is applied here.
+// session-less transaction and waits until it is applied here. The
+// outcome goes to the audit log, refusals included.
 func (s *Server) adminPropose(ctx context.Context, cred AdminCredentials, path string, op wire.Op, body wire.Record) (datatree.Result, error) {
 	if err := validPath(path); err != nil {
+		s.auditAdminWrite(cred, body, nil, auditFailure)
 		return datatree.Result{}, err
 	}
 	ids, err := s.AuthorizeWrite(cred)
 	if err != nil {
+		s.auditAdminWrite(cred, body, nil, auditFailure)
 		return datatree.Result{}, err
 	}
 	txn := &datatree.Txn{Time: s.nowMillis(), Auth: ids, Op: op, Body: body}
 	a, err := s.node.Propose(ctx, &consensus.Command{Kind: consensus.KindTxn, Txn: txn})
+	s.auditAdminWrite(cred, body, a, auditOutcome(a, err))
 	if err != nil {
 		return datatree.Result{}, err
 	}

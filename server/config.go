@@ -140,6 +140,8 @@ type Config struct {
 	ContainerMaxNeverUsed time.Duration
 	// Security holds the TLS and authentication settings.
 	Security Security
+	// Audit is the audit log's configuration (audit.enable, audit.file).
+	Audit Audit
 }
 
 // ZooKeeper's defaults for keys absent from zoo.cfg.
@@ -491,6 +493,7 @@ func (p *cfgParser) finish(baseDir string) error {
 	c := &p.c
 	c.DataDir = resolvePath(baseDir, c.DataDir)
 	c.DataLogDir = resolvePath(baseDir, c.DataLogDir)
+	c.Audit.File = resolvePath(baseDir, c.Audit.File)
 	if c.DataLogDir == "" {
 		c.DataLogDir = c.DataDir
 	}

@@ -52,7 +52,7 @@ var zkUnsupportedKeys = []string{
 	"multiAddress.reachabilityCheckTimeoutMs",
 	"oraclePath", "serverCnxnFactory",
 	"jvm.pause.info-threshold.ms", "jvm.pause.warn-threshold.ms", "jvm.pause.sleep.time.ms",
-	"jvm.pause.monitor", "audit.enable", "preAllocSize", "snapshot.trust.empty",
+	"jvm.pause.monitor", "audit.impl.class", "preAllocSize", "snapshot.trust.empty",
 	"commitLogCount", "fsync.warningthresholdms", "globalOutstandingLimit",
 	"leaderServes", "skipACL", "digest.enabled", "snapshot.compression.method",
 	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",

@@ -13,13 +13,17 @@
 //
 // Replies leave a connection in request order; a watch event is queued while
 // the write that fires it is applied, so it always goes out before the reply
-// to that write and before any reply that shows the new data.
+// to that write and before any reply that shows the new data. With
+// audit.enable, the writer also queues the write's audit line once its
+// outcome is known (audit.go, audit_events.go).
 //
 // Lock order (a lock on the left may be held while taking one on its right,
 // never the reverse):
 //
 //	consensus state lock → watchManager.mu → conn.authMu, conn.events.mu
 //	consensus state lock → Server.mu
+//
+// The audit queue's lock is a leaf: nothing is taken while it is held.
 //
 // The apply hook runs under the state write lock and takes the others only
 // briefly; nothing that holds Server.mu or watchManager.mu takes the state

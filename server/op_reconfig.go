@@ -20,7 +20,11 @@ const reconfigTimeout = 30 * time.Second
 // writer once the membership change and its config entry are done.
 func handleReconfig(c *conn, xid int32, req wire.Record) *pending {
 	p := &pending{xid: xid, op: wire.OpReconfig, start: time.Now(), req: req}
-	p.later = func() *reply { return c.srv.reconfig(c, xid, req.(*wire.ReconfigRequest)) }
+	p.later = func() *reply {
+		r := c.srv.reconfig(c, xid, req.(*wire.ReconfigRequest))
+		c.auditReconfig(r)
+		return r
+	}
 	return p
 }
 

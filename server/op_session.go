@@ -63,7 +63,9 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	if id == 0 {
 		id = s.ids.Next()
 		cmd := &consensus.Command{Kind: consensus.KindCreateSession, Session: id, Timeout: timeout, Time: s.nowMillis()}
-		if _, err := s.node.Propose(s.life, cmd); err != nil {
+		a, err := s.node.Propose(s.life, cmd)
+		s.auditCreateSession(c, id, a, err)
+		if err != nil {
 			if !errors.Is(err, consensus.ErrDiskFull) { // reported once by the disk state line
 				s.log.Warn("create session failed", "err", err)
 			}
@@ -235,7 +237,10 @@ func (s *Server) expireSession(id int64) {
 		s.log.Info("expiring session", "session", sessionHex(id))
 		s.m.staleSessionsExpired.Inc()
 		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
-		_, err := s.node.Propose(s.life, cmd)
+		a, err := s.node.Propose(s.life, cmd)
+		if err == nil {
+			s.auditExpiry(id, a)
+		}
 		if errors.Is(err, consensus.ErrDiskFull) {
 			// Not expired: try again a tick later, until the log takes it.
 			if t := s.currentTracker(); t != nil {

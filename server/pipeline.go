@@ -149,6 +149,9 @@ func (c *conn) route(hdr wire.RequestHeader, d *wire.Decoder) *pending {
 	var withBody *replyError
 	switch {
 	case errors.As(decodeErr, &withBody):
+		if h.kind == kindWrite {
+			c.auditWrite(hdr.Type, rec, nil, withBody.code)
+		}
 		p = c.errorReply(hdr.Xid, hdr.Type, withBody.code)
 		p.ready.body = withBody.body
 		return p
@@ -250,6 +253,7 @@ func (c *conn) complete(p *pending) *reply {
 
 func (c *conn) completeWrite(p *pending) *reply {
 	a, err := p.fut.Wait()
+	c.auditWrite(p.op, p.req, a, err)
 	if errors.Is(err, consensus.ErrDiskFull) {
 		// Refused before it reached the log: the outcome is known, so
 		// the client gets an error (NOTREADONLY) and keeps its connection.
