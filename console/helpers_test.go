@@ -185,7 +185,9 @@ func (v *fakeView) SearchPaths(server.AdminCredentials, string, int) ([]string, 
 	return nil, false, errNoTree
 }
 
-func (v *fakeView) SessionTable(server.AdminCredentials) ([]server.SessionRow, error) { return nil, nil }
+func (v *fakeView) SessionTable(server.AdminCredentials) ([]server.SessionRow, error) {
+	return nil, nil
+}
 
 func (v *fakeView) AdminCreate(context.Context, server.AdminCredentials, string, []byte, bool) (string, wire.Stat, error) {
 	return "", wire.Stat{}, errNoTree
