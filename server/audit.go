@@ -226,7 +226,7 @@ func (q *auditQueue) abandon() {
 // still written only with audit.enable). One goroutine writes at a time;
 // an error from w is handled as a failed file write: counted, reported
 // once, never passed to a request.
-func WithAuditWriter(w io.Writer) Option { return func(s *Server) { s.m.audit.out = w } }
+func WithAuditWriter(w io.Writer) Option { return func(s *Server) { s.auditQ.out = w } }
 
 // auditing reports whether the audit log is on.
 func (s *Server) auditing() bool { return s.cfg.Audit.Enable }
@@ -236,7 +236,7 @@ func (s *Server) audit(ev auditEvent) {
 	if !s.auditing() {
 		return
 	}
-	if s.m.audit.push(ev.appendLine(nil, s.clock.Now())) {
+	if s.auditQ.push(ev.appendLine(nil, s.clock.Now())) {
 		s.startAuditWriter()
 	}
 }
@@ -247,7 +247,7 @@ func (s *Server) startAuditWriter() {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
-		s.m.audit.abandon()
+		s.auditQ.abandon()
 		return
 	}
 	s.wg.Add(1)
@@ -258,7 +258,7 @@ func (s *Server) startAuditWriter() {
 // writeAudit writes batches until the queue is empty.
 func (s *Server) writeAudit() {
 	defer s.wg.Done()
-	q := s.m.audit
+	q := s.auditQ
 	for {
 		batch, lines := q.take()
 		if lines == 0 {
@@ -271,7 +271,7 @@ func (s *Server) writeAudit() {
 // writeAuditBatch appends batch to the audit file, opened for each batch
 // so that a rotated file (moved away by logrotate) is followed at once.
 func (s *Server) writeAuditBatch(batch []byte) error {
-	if w := s.m.audit.out; w != nil {
+	if w := s.auditQ.out; w != nil {
 		_, err := w.Write(batch)
 		return err
 	}
@@ -294,7 +294,7 @@ func (s *Server) writeAuditBatch(batch []byte) error {
 // auditWritten counts lost lines and reports the file failing once, and
 // working again once.
 func (s *Server) auditWritten(lines int, err error) {
-	q := s.m.audit
+	q := s.auditQ
 	switch {
 	case err != nil:
 		q.lost.Add(int64(lines))
@@ -312,7 +312,7 @@ func (s *Server) auditWritten(lines int, err error) {
 // auditDest names where the audit log goes, for messages.
 func (s *Server) auditDest() string {
 	switch path := s.cfg.AuditFile(); {
-	case s.m.audit.out != nil:
+	case s.auditQ.out != nil:
 		return "(WithAuditWriter)"
 	case path == "":
 		return "(standard error)"

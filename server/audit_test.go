@@ -318,7 +318,7 @@ func TestAuditWriteErrorsNeverFailRequests(t *testing.T) {
 		_, err := c.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err, "the audit log never fails a request")
 	}
-	lost := s.m.audit.lost
+	lost := s.auditQ.lost
 	require.Eventually(t, func() bool { return lost.Value() >= 6 }, 10*time.Second, time.Millisecond,
 		"createSession and five creates are lost")
 	require.Equal(t, 1, strings.Count(logs.String(), "audit log: write failed"), "reported once:\n%s", logs.String())
@@ -338,7 +338,7 @@ func TestAuditWriteErrorsNeverFailRequests(t *testing.T) {
 // the lines that do not fit the queue are dropped and counted.
 func TestAuditFullQueueDrops(t *testing.T) {
 	w := &blockingWriter{entered: make(chan struct{}), release: make(chan struct{})}
-	small := func(s *Server) { s.m.audit.limit = 400 }
+	small := func(s *Server) { s.auditQ.limit = 400 }
 	s := startTestServer(t, func(c *Config) { c.Audit.Enable = true }, WithAuditWriter(w), small)
 	t.Cleanup(func() { close(w.release) }) // before the server's Close, which waits for the writer
 	c := connect(t, s)
@@ -347,8 +347,8 @@ func TestAuditFullQueueDrops(t *testing.T) {
 		_, err := c.Create(fmt.Sprintf("/n%d", i), nil, 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err)
 	}
-	require.Positive(t, s.m.audit.dropped.Value())
-	require.EqualValues(t, s.m.audit.dropped.Value(), monitorRows(s)["zkraft_audit_dropped"])
+	require.Positive(t, s.auditQ.dropped.Value())
+	require.EqualValues(t, s.auditQ.dropped.Value(), monitorRows(s)["zkraft_audit_dropped"])
 }
 
 func TestAuditQueueBound(t *testing.T) {

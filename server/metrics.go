@@ -29,8 +29,6 @@ type serverMetrics struct {
 	changedWatch, childrenWatch *metrics.Summary
 	authFailed                  atomic.Int64        // ServerStats' auth_failed_count gauge
 	responseSize                metrics.BufferStats // ServerStats' client response sizes
-	// audit is the audit log's queue, with its counters (audit.go).
-	audit *auditQueue
 }
 
 // newServerMetrics registers the server's metrics in set, then those of
@@ -53,7 +51,6 @@ func newServerMetrics(set *metrics.Set) *serverMetrics {
 		deletedWatch:         set.Summary("node_deleted_watch_count", metrics.Basic),
 		changedWatch:         set.Summary("node_changed_watch_count", metrics.Basic),
 		childrenWatch:        set.Summary("node_children_watch_count", metrics.Basic),
-		audit:                newAuditQueue(set),
 	}
 	m.responseSize.Reset()
 	registerIdle(set)

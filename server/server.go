@@ -103,6 +103,8 @@ type Server struct {
 	// consensus register in it); m is the server's part of it.
 	metricSet *metrics.Set
 	m         *serverMetrics
+	// audit is the audit log's queue, with its counters (audit.go).
+	auditQ *auditQueue
 }
 
 // New returns a server for cfg; Start makes it listen.
@@ -123,6 +125,7 @@ func New(cfg Config, opts ...Option) (*Server, error) {
 		metricSet: metrics.NewSet(),
 	}
 	s.m = newServerMetrics(s.metricSet)
+	s.auditQ = newAuditQueue(s.metricSet)
 	s.life, s.endLife = context.WithCancel(context.Background())
 	for _, o := range opts {
 		o(s)
