@@ -67,6 +67,9 @@ func (h *handler) command(w http.ResponseWriter, r *http.Request, name string) {
 		h.backups.restore(w, r, name)
 		return
 	}
+	if !h.pathsAllowed(w, r, name) {
+		return
+	}
 	args := map[string]string{}
 	for k, vs := range r.URL.Query() {
 		args[k] = vs[0]

@@ -327,6 +327,10 @@ func TestHostileHTTPEnforcedSASL(t *testing.T) {
 			require.Equal(t, http.StatusUnauthorized, status, "%s as %q: %s", path, auth, body)
 			require.NotContains(t, body, "hunter2")
 		}
+		for _, cmd := range []string{"dump", "wchc", "watches_by_path"} {
+			status, body := s.do(t, http.MethodGet, "/commands/"+cmd, auth, nil)
+			require.Equal(t, http.StatusUnauthorized, status, "%s as %q, which lists paths: %s", cmd, auth, body)
+		}
 		status, body := s.do(t, http.MethodPost, "/console/api/set", auth,
 			strings.NewReader(`{"path":"/appdata","data":"owned","version":-1}`), "Content-Type", "application/json")
 		require.Equal(t, http.StatusUnauthorized, status, "set as %q: %s", auth, body)
@@ -334,5 +338,9 @@ func TestHostileHTTPEnforcedSASL(t *testing.T) {
 	status, body = s.do(t, http.MethodGet, "/console/api/znode?path=/appdata", "sasl bob:bobpw", nil)
 	require.Equal(t, http.StatusOK, status, body)
 	require.Contains(t, body, `"version":0`, "nothing was written")
+	status, body = s.do(t, http.MethodGet, "/commands/dump", "sasl bob:bobpw", nil)
+	require.Equal(t, http.StatusOK, status, body)
+	status, body = s.do(t, http.MethodGet, "/commands/mntr", "", nil)
+	require.Equal(t, http.StatusOK, status, "figures stay open: %s", body)
 	s.healthy(t, "the enforced-SASL probes")
 }
