@@ -36,7 +36,7 @@ func Start(v View, opts Options) (*Server, error) {
 			IdleTimeout:       opts.IdleTimeout,
 			ReadHeaderTimeout: opts.Limits.ReadHeaderTimeout,
 			// net/http's own bound is rough (it allows 4 KiB more, and
-			// less on a reused connection); limitHeaders is exact.
+			// less on a reused connection); bounded (limits.go) is exact.
 			MaxHeaderBytes: opts.Limits.RequestHeaderSize,
 			// Failed TLS handshakes (scanners, untrusted clients) and the
 			// like, at debug level: Jetty logs them there too.
