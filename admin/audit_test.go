@@ -1,13 +1,11 @@
 package admin
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +13,7 @@ import (
 
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/server"
 )
 
@@ -79,7 +78,7 @@ func TestBackupCommandsAreAudited(t *testing.T) {
 // TestServerBackupsWriteTheAuditLog: through ServerBackups, a snapshot is
 // a line of the server's audit log, by the verified super user.
 func TestServerBackupsWriteTheAuditLog(t *testing.T) {
-	var log lockedBuffer
+	var log testlog.Buffer
 	cfg := server.DefaultConfig()
 	cfg.ClientPort = 0
 	cfg.Audit.Enable = true
@@ -96,22 +95,4 @@ func TestServerBackupsWriteTheAuditLog(t *testing.T) {
 	require.Equal(t, http.StatusOK, status)
 	require.Eventually(t, func() bool { return strings.Contains(log.String(), "operation=snapshot") }, 10*time.Second, time.Millisecond)
 	require.Contains(t, log.String(), "zkraft.audit: user=127.0.0.1,super\tip=127.0.0.1\toperation=snapshot\tresult=success\n")
-}
-
-// lockedBuffer is a bytes.Buffer safe for the audit writer and the test.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *lockedBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *lockedBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }

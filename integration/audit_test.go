@@ -1,36 +1,21 @@
 package integration
 
 import (
-	"bytes"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/server"
 )
 
-// auditBuffer collects one server's audit log.
-type auditBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (a *auditBuffer) Write(p []byte) (int, error) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.b.Write(p)
-}
-
 // operations are the log's "operation znode" pairs, in order.
-func (a *auditBuffer) operations() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
+func operations(log *testlog.Buffer) []string {
 	var out []string
-	for _, line := range strings.Split(strings.TrimSuffix(a.b.String(), "\n"), "\n") {
+	for _, line := range strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n") {
 		if line == "" {
 			continue
 		}
@@ -50,7 +35,7 @@ func (a *auditBuffer) operations() []string {
 // in no other: the leader and the other follower apply them without a
 // line, as ZooKeeper writes its audit log only where the request arrived.
 func TestAuditOnlyWhereTheClientIs(t *testing.T) {
-	logs := []*auditBuffer{{}, {}, {}}
+	logs := []*testlog.Buffer{{}, {}, {}}
 	c := StartCluster(t, 3,
 		WithServerConfig(func(c *server.Config) { c.Audit.Enable = true }),
 		WithServerOptions(func(i int) []server.Option { return []server.Option{server.WithAuditWriter(logs[i])} }))
@@ -65,15 +50,15 @@ func TestAuditOnlyWhereTheClientIs(t *testing.T) {
 	require.NoError(t, err)
 	client.Close()
 	want := []string{"createSession ", "create /audited", "setData /audited", "closeSession "}
-	require.Eventually(t, func() bool { return len(logs[follower].operations()) >= len(want) }, 10*time.Second, 5*time.Millisecond)
-	require.Equal(t, want, logs[follower].operations())
+	require.Eventually(t, func() bool { return len(operations(logs[follower])) >= len(want) }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, want, operations(logs[follower]))
 
 	// A write of the leader's own client, after those: when its line is
 	// there, any line the leader had queued for them would be too.
 	own, _ := c.Connect(t, c.Servers[leader].Addr())
 	_, err = own.Create("/leaders", nil, 0, zk.WorldACL(zk.PermAll))
 	require.NoError(t, err)
-	require.Eventually(t, func() bool { return len(logs[leader].operations()) >= 2 }, 10*time.Second, 5*time.Millisecond)
-	require.Equal(t, []string{"createSession ", "create /leaders"}, logs[leader].operations())
-	require.Empty(t, logs[other].operations())
+	require.Eventually(t, func() bool { return len(operations(logs[leader])) >= 2 }, 10*time.Second, 5*time.Millisecond)
+	require.Equal(t, []string{"createSession ", "create /leaders"}, operations(logs[leader]))
+	require.Empty(t, operations(logs[other]))
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/datatree"
+	"github.com/zkraft/zkraft/internal/testlog"
 	"github.com/zkraft/zkraft/metrics"
 	"github.com/zkraft/zkraft/wire"
 )
@@ -311,7 +312,7 @@ func TestAuditHTTPWrites(t *testing.T) {
 func TestAuditWriteErrorsNeverFailRequests(t *testing.T) {
 	sink := newAuditSink()
 	sink.setErr(syscall.ENOSPC)
-	var logs syncBuffer
+	var logs testlog.Buffer
 	s := startAuditServer(t, sink, WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	c := connect(t, s)
 	for i := range 5 {
@@ -424,24 +425,6 @@ func (w *blockingWriter) Write(p []byte) (int, error) {
 	w.once.Do(func() { close(w.entered) })
 	<-w.release
 	return len(p), nil
-}
-
-// syncBuffer is a bytes.Buffer safe for a logger and a test to share.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 // monitorRows are the server's mntr figures by key.
