@@ -87,8 +87,9 @@ func fail(w http.ResponseWriter, name string, status int, msg string) {
 }
 
 // admit runs the checks snapshot and restore share, in ZooKeeper 3.9's
-// order (serving, authentication, enabled, rate), answering and
-// returning false when one fails.
+// order (serving, authentication, enabled, rate; no rate check when
+// limit is nil, as for HEAD), answering and returning false when one
+// fails.
 func (b *backupCommands) admit(w http.ResponseWriter, r *http.Request, name string, disabled bool, limit *rateLimiter) bool {
 	switch {
 	case !b.view.Serving():
@@ -98,7 +99,7 @@ func (b *backupCommands) admit(w http.ResponseWriter, r *http.Request, name stri
 	case !b.authorized(w, r, name):
 	case disabled:
 		fail(w, name, http.StatusServiceUnavailable, name+" is disabled (admin."+name+".enabled=false)")
-	case !limit.allow():
+	case limit != nil && !limit.allow():
 		fail(w, name, http.StatusTooManyRequests, fmt.Sprintf("%s is rate-limited to one per %v (admin.rateLimiterIntervalInMS)", name, b.opts.RateLimit))
 	default:
 		return true
@@ -106,9 +107,10 @@ func (b *backupCommands) admit(w http.ResponseWriter, r *http.Request, name stri
 	return false
 }
 
-// authorized checks the Authorization header as ZooKeeper 3.9: 401 when
-// it is missing or its credentials are wrong, 403 when the ACL of "/"
-// does not grant them ALL, 500 when the check fails otherwise.
+// authorized checks the Authorization header, answering as ZooKeeper 3.9:
+// 401 when it is missing or its credentials are wrong, 403 when they are
+// not super (or no super identity is configured), 500 when the check
+// fails otherwise.
 func (b *backupCommands) authorized(w http.ResponseWriter, r *http.Request, name string) bool {
 	auth := r.Header.Get("Authorization")
 	if auth == "" {
@@ -201,15 +203,7 @@ func (b *backupCommands) snapshot(w http.ResponseWriter, r *http.Request, name s
 // head answers HEAD of a snapshot: the checks a GET passes but the rate
 // limit, and no backup built (it would be thrown away unsent).
 func (b *backupCommands) head(w http.ResponseWriter, r *http.Request, name string) {
-	switch {
-	case !b.view.Serving():
-		fail(w, name, http.StatusOK, errNotServing)
-	case b.opts.Backups == nil:
-		fail(w, name, http.StatusServiceUnavailable, ErrNoBackups.Error())
-	case !b.authorized(w, r, name):
-	case b.opts.SnapshotDisabled:
-		fail(w, name, http.StatusServiceUnavailable, name+" is disabled (admin."+name+".enabled=false)")
-	default:
+	if b.admit(w, r, name, b.opts.SnapshotDisabled, nil) {
 		w.Header().Set("Content-Type", "application/octet-stream")
 		w.WriteHeader(http.StatusOK)
 	}

@@ -1,7 +1,6 @@
 package admin
 
 import (
-	"crypto/x509"
 	"net/http"
 	"slices"
 
@@ -36,11 +35,7 @@ func (h *handler) pathsAllowed(w http.ResponseWriter, r *http.Request, name stri
 	if !ok {
 		return true
 	}
-	var certs []*x509.Certificate
-	if r.TLS != nil {
-		certs = r.TLS.PeerCertificates
-	}
-	if _, err := gate.ReaderIDs(server.AdminCredentials{Authorization: r.Header.Get("Authorization"), PeerCerts: certs, RemoteIP: r.RemoteAddr}); err != nil {
+	if _, err := gate.ReaderIDs(server.AdminCredentials{Authorization: r.Header.Get("Authorization"), PeerCerts: peerCerts(r), RemoteIP: remoteIP(r)}); err != nil {
 		fail(w, c.names[0], http.StatusUnauthorized, err.Error())
 		return false
 	}
