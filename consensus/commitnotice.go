@@ -231,9 +231,10 @@ func (c *commitNotices) close() {
 type noticeTransport struct {
 	raft.Transport
 	notices *commitNotices
-	// durable, when set, is the last index the local log holds on disk:
-	// the commit index Raft sends is capped at it (see leaderappend.go).
-	durable func() uint64
+	// quorum, when set, counts durable copies: it hears of every
+	// AppendEntries a follower accepted, and the commit index Raft sends
+	// is capped at what it counts safe (durablequorum.go).
+	quorum *durableQuorum
 	// heartbeats holds Close until no heartbeat is being handled.
 	heartbeats heartbeatGate
 }
@@ -287,10 +288,13 @@ var (
 )
 
 func (t *noticeTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
-	if t.durable != nil {
-		args.LeaderCommitIndex = min(args.LeaderCommitIndex, t.durable())
+	if t.quorum != nil {
+		args.LeaderCommitIndex = min(args.LeaderCommitIndex, t.quorum.safe())
 	}
 	err := t.Transport.AppendEntries(id, target, args, resp)
+	if t.quorum != nil {
+		t.quorum.replicated(id, args, resp, err)
+	}
 	t.notices.replicated(id, target, args, resp, err)
 	return err
 }

@@ -91,10 +91,12 @@ func (f *DiskFaults) Resume() {
 	f.mu.Unlock()
 }
 
-// wait holds an append while the disk stalls, or until abort closes.
-func (f *DiskFaults) wait(abort <-chan struct{}) {
+// wait holds an append while the disk stalls, or until abort closes. It
+// reports false if the append was aborted while it stalled: a stalled
+// disk whose node stops (or crashes) never writes what it held.
+func (f *DiskFaults) wait(abort <-chan struct{}) bool {
 	if f == nil {
-		return
+		return true
 	}
 	f.mu.Lock()
 	ch := f.stalled
@@ -103,8 +105,10 @@ func (f *DiskFaults) wait(abort <-chan struct{}) {
 		select {
 		case <-ch:
 		case <-abort:
+			return false
 		}
 	}
+	return true
 }
 
 func (f *DiskFaults) err() error {
@@ -280,7 +284,9 @@ func (g *diskGuard) with(fn func(st *stores) error) error {
 }
 
 func (g *diskGuard) storeOnce(logs []*raft.Log) error {
-	g.faults.wait(g.aborted)
+	if !g.faults.wait(g.aborted) {
+		return errLogClosed
+	}
 	if err := g.faults.err(); err != nil {
 		return err
 	}

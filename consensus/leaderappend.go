@@ -29,23 +29,20 @@ import (
 //
 // Raft now counts the leader's own copy towards commitment before it is on
 // disk, so "committed" in Raft's sense no longer means "on disk on a
-// majority". Nothing is allowed to act on that early commitment:
-//
-//   - the FSM applies an entry (and the client's reply, which follows the
-//     apply) only once the local log holds it durably (see fsm.durable):
-//     Raft committed it, so quorum-1 followers hold it on disk, and the
-//     leader's own copy completes the majority;
-//   - the commit index sent to followers is capped at the leader's durable
-//     index (noticeTransport), so no follower applies an entry before the
-//     leader's copy is on disk either.
+// majority". Nothing acts on that early commitment: the FSM applies an
+// entry (and the client's reply follows the apply), and the commit index
+// sent to followers names it, only once a majority of voters holds it on
+// disk, counted by durableQuorum (durablequorum.go). The leader's own copy
+// counts when this log has stored it; the followers' copies may make the
+// majority without it.
 //
 // Followers' appends, configuration entries and every append made when not
 // leading wait for the disk as before: a follower acknowledges only what it
 // has stored, and Raft reasons about membership from committed
 // configurations. A write that fails is retried in the background
 // (diskGuard behind it makes a full disk wait for space); meanwhile later
-// appends fail, so a leader steps down, and nothing queued is ever
-// applied or acknowledged before it is stored.
+// appends fail, so a leader steps down; nothing it queued is applied
+// unless a majority of other voters holds it on disk.
 type overlapLog struct {
 	raft.LogStore
 	// leading reports whether this node is Raft's leader, and stepDown
@@ -65,6 +62,9 @@ type overlapLog struct {
 	closed  bool
 	// durable is the last index this log holds on disk.
 	durable atomic.Uint64
+	// quorum, when set, hears of every store and of the close
+	// (durablequorum.go).
+	quorum *durableQuorum
 
 	stop chan struct{}
 	done chan struct{}
@@ -108,6 +108,10 @@ func (o *overlapLog) bind(leading func() bool, stepDown func()) {
 	o.leading, o.stepDown = leading, stepDown
 	o.mu.Unlock()
 }
+
+// countCopies makes q hear of every store and of the close; the caller
+// does so before Raft starts.
+func (o *overlapLog) countCopies(q *durableQuorum) { o.quorum = q }
 
 // durableIndex is the last index this log holds on disk.
 func (o *overlapLog) durableIndex() uint64 { return o.durable.Load() }
@@ -174,6 +178,9 @@ func (o *overlapLog) run() {
 		o.queue = o.queue[len(batch):]
 		o.durable.Store(batch[len(batch)-1].Index)
 		o.cond.Broadcast()
+		if o.quorum != nil {
+			o.quorum.stored()
+		}
 	}
 }
 
@@ -299,4 +306,7 @@ func (o *overlapLog) close() {
 	o.cond.Broadcast()
 	o.mu.Unlock()
 	<-o.done
+	if o.quorum != nil {
+		o.quorum.close()
+	}
 }

@@ -8,9 +8,6 @@ import (
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
-
-	"github.com/zkraft/zkraft/datatree"
-	"github.com/zkraft/zkraft/wire"
 )
 
 // gatedStore is a log store whose appends wait for the test to let each
@@ -179,72 +176,4 @@ func TestOverlapLogDeleteRangeWaitsForTheQueueAndMovesTheTailBack(t *testing.T) 
 	require.Equal(t, uint64(3), last)
 	require.NoError(t, o.DeleteRange(1, 2), "compaction")
 	require.Equal(t, uint64(3), o.durableIndex(), "compaction keeps the durable index")
-}
-
-// TestLeaderReplicatesWhileItsDiskStalls: in a durable ensemble, entries
-// reach the followers while the leader's own log append is still under
-// way, and no server applies them until the leader's copy is on disk:
-// Raft counts the leader towards commitment early, the FSM and the commit
-// index sent to followers do not.
-func TestLeaderReplicatesWhileItsDiskStalls(t *testing.T) {
-	disks := []*DiskFaults{{}, {}, {}}
-	for _, d := range disks {
-		t.Cleanup(d.Resume) // runs before the nodes close
-	}
-	nodes, _ := startEnsembleWith(t, 3, func(c *Config) {
-		c.Tree = datatree.Config{ExtendedTypesEnabled: true}
-		c.Storage = Storage{DataDir: t.TempDir(), Faults: disks[c.ServerID-1]}
-	})
-	waitAllKnowLeader(t, nodes)
-	l := leaderOf(nodes)
-	propose(t, nodes[l], &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
-
-	disks[l].Stall()
-	want := nodes[l].raft.LastIndex() + 1 // the index of the next entry
-	fut := nodes[l].ProposeAsync(txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/stalled", ACL: wire.OpenACLUnsafe}))
-	require.Eventually(t, func() bool {
-		for i, n := range nodes {
-			if i != l && n.raft.LastIndex() < want {
-				return false
-			}
-		}
-		return true
-	}, 10*time.Second, time.Millisecond, "the followers get the entry while the leader's disk is stalled")
-	require.Eventually(t, func() bool { return nodes[l].raft.CommitIndex() >= want }, 10*time.Second, time.Millisecond,
-		"Raft counts it committed")
-
-	// Raft has handed the entry to the leader's FSM, which holds it. A
-	// second entry goes out with Raft's commit index, which covers the
-	// first, and the followers must still not be told.
-	require.Eventually(t, func() bool { return nodes[l].raft.AppliedIndex() >= want }, 10*time.Second, time.Millisecond)
-	fut2 := nodes[l].ProposeAsync(txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/stalled2", ACL: wire.OpenACLUnsafe}))
-	require.Eventually(t, func() bool {
-		for i, n := range nodes {
-			if i != l && n.raft.LastIndex() < want+1 {
-				return false
-			}
-		}
-		return true
-	}, 10*time.Second, time.Millisecond)
-	for i, n := range nodes {
-		var found bool
-		n.Read(func(st *State) { found = st.Tree.Exists("/stalled") })
-		require.False(t, found, "server %d applied an entry only one disk holds", i+1)
-		if i != l {
-			require.Less(t, n.raft.CommitIndex(), want, "server %d was told it is committed", i+1)
-		}
-	}
-
-	disks[l].Resume()
-	for _, f := range []*Future{fut, fut2} {
-		_, err := f.Wait()
-		require.NoError(t, err)
-	}
-	for i, n := range nodes {
-		require.Eventually(t, func() bool {
-			var found bool
-			n.Read(func(st *State) { found = st.Tree.Exists("/stalled") })
-			return found
-		}, 10*time.Second, time.Millisecond, "server %d applies it once the leader's copy is on disk", i+1)
-	}
 }

@@ -19,6 +19,7 @@ import (
 type nodeMetrics struct {
 	commitCount   *metrics.Counter    // commands applied while leading (ZooKeeper counts at the leader)
 	proposalCount *metrics.Counter    // commands this node appended as leader
+	appliedAhead  *metrics.Counter    // batches a leader applied on followers' disks before its own (zkraft_applied_before_local_sync)
 	lookingCount  *metrics.Counter    // times an ensemble member found itself without a leader
 	electionTime  *metrics.Summary    // ms from losing (or starting without) a leader to knowing one
 	fsyncTime     *metrics.Summary    // ms to store and sync a log append (durable, forceSync=yes)
@@ -41,6 +42,7 @@ func newNodeMetrics(set *metrics.Set) *nodeMetrics {
 	m := &nodeMetrics{
 		commitCount:   set.Counter("commit_count"),
 		proposalCount: set.Counter("proposal_count"),
+		appliedAhead:  set.Counter("zkraft_applied_before_local_sync"),
 		lookingCount:  set.Counter("looking_count"),
 		electionTime:  set.Summary("election_time", metrics.Basic),
 		fsyncTime:     set.Summary("fsynctime", metrics.Basic),

@@ -123,9 +123,12 @@ type Node struct {
 	fsm       *fsm
 	transport raft.Transport
 	stores    *stores
-	self      raft.ServerID
-	peersMu   sync.Mutex
-	peers     map[raft.ServerID]Peer
+	// quorum counts durable copies on a durable ensemble member (nil
+	// otherwise): see durablequorum.go.
+	quorum  *durableQuorum
+	self    raft.ServerID
+	peersMu sync.Mutex
+	peers   map[raft.ServerID]Peer
 	// reconfigMu is held by the leader while it makes a membership
 	// change (membership.go): one at a time, as in ZooKeeper.
 	reconfigMu sync.Mutex
@@ -209,7 +212,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	n.fsm.onRestore = cfg.OnRestore
 	n.fsm.firstCounter, n.fsm.log = cfg.counterBase, cfg.Logger
 	if st.overlap != nil {
-		n.fsm.durable = st.overlap.waitDurable
+		n.quorum = newDurableQuorum(rc.LocalID, st.overlap.durableIndex, nm.appliedAhead)
+		st.overlap.countCopies(n.quorum)
+		n.fsm.durable = n.quorum.wait
 	}
 	ready := make(chan struct{})
 	defer close(ready)
@@ -229,6 +234,10 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	if err == nil {
 		n.startupTimes(cfg.Storage.Durable(), began)
 		n.raftRef.Store(n.raft)
+		if n.quorum != nil {
+			r := n.raft
+			n.quorum.bind(func() raft.Configuration { return r.GetConfiguration().Configuration() }, r.CurrentTerm)
+		}
 		n.timeouts = newTimeouts(n.raft, rc.LocalID, rc.LeaderLeaseTimeout)
 		st.bind(n.raft, n.timeouts.slowDown)
 	}
@@ -373,8 +382,8 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	notices := newCommitNotices(tt, n.leading)
 	n.fsm.onCommit = notices.committed
 	nt := &noticeTransport{Transport: tt, notices: notices}
-	if n.stores.overlap != nil {
-		nt.durable = n.stores.overlap.durableIndex
+	if n.quorum != nil {
+		nt.quorum = n.quorum
 	}
 	n.transport = nt
 	return conf, nil

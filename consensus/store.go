@@ -146,6 +146,10 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
+	if err := st.dropLogBehindSnapshot(log); err != nil {
+		st.close()
+		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
+	}
 	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, true, logger, log) }
 	st = guardStores(st, logDir, reopen, s.Faults, standalone)
 	if err := st.overlapAppends(log); err != nil {
@@ -271,4 +275,33 @@ var walSegmentSize = wal.DefaultSegmentSize
 func exists(path string) bool {
 	_, err := os.Stat(path)
 	return err == nil
+}
+
+// dropLogBehindSnapshot empties a log that ends before the last snapshot.
+// A leader applies entries once a majority holds them on disk, possibly
+// before its own log does (durablequorum.go), and its snapshots follow
+// what it applied: a leader that crashed with appends unsynced may come
+// back with a snapshot beyond the end of its log. The snapshot holds
+// every entry the log does, and raft-wal accepts only the next index
+// after its last, so the new entries after the snapshot would never be
+// stored: the log is emptied instead, as Raft does when it installs a
+// snapshot from a leader.
+func (st *stores) dropLogBehindSnapshot(log *slog.Logger) error {
+	metas, err := st.snaps.List()
+	if err != nil || len(metas) == 0 {
+		return err
+	}
+	last, err := st.logs.LastIndex()
+	if err != nil || last == 0 || last >= metas[0].Index {
+		return err
+	}
+	first, err := st.logs.FirstIndex()
+	if err != nil {
+		return err
+	}
+	if log != nil {
+		log.Info("the raft log ends before the last snapshot (this server led and stopped before its own log was synced); dropping the entries the snapshot holds",
+			"log_first", first, "log_last", last, "snapshot_index", metas[0].Index)
+	}
+	return st.logs.DeleteRange(first, last)
 }
