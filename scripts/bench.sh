@@ -3,9 +3,10 @@
 # ZooKeeper 3.8 (Debian package `zookeeper`, started by zkbench from its
 # jars), same machine, same run, rounds alternating A, B, A, B.
 #
-#   scripts/bench.sh                 # everything, about 45 minutes
+#   scripts/bench.sh                 # everything, about 50 minutes
 #   scripts/bench.sh standalone      # or any of: standalone latency ensemble memory scale start
-#                                    # lock (about 4 minutes) stability (10 minutes of load)
+#                                    # lock (about 4 minutes) slowleader (about 6 minutes)
+#                                    # stability (10 minutes of load)
 #   scripts/bench.sh ensemble5       # one ensemble shape: ensemble3 ensemble5 ensemble3o2
 #   make bench BENCH=ensemble3o2     # the same through make
 #
@@ -14,7 +15,9 @@
 # `zkserver3`, `zkserver5` and `zkserver3o2` (durable zkserver processes:
 # three, five, and three voters with two observers), `zookeeper`
 # (standalone) and `zookeeper3`, `zookeeper5`, `zookeeper3o2` (the same
-# ensembles of ZooKeeper JVMs). Needs `apt-get install -y zookeeper` and a
+# ensembles of ZooKeeper JVMs), and for slowleader `zkserver3slow` and
+# `zookeeper3slow` (the leader's data on disk, the followers' on tmpfs) and
+# `zkserver3tmpfs` (all on tmpfs; make bench BENCH=slowleader). Needs `apt-get install -y zookeeper` and a
 # JDK's jcmd (for ZooKeeper's live heap); the lock part's Curator client
 # needs javac and `apt-get install -y libcurator-recipes-java
 # libcurator-framework-java libcurator-client-java` (else zkbench skips it).
@@ -72,16 +75,29 @@ lock() { # lock handoff: recipes.Lock and Curator's InterProcessMutex, waiters o
   bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op lock -sessions 4 -role follower -warmup 3s -duration 10s -rounds 3
   bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op lock -sessions 4 -kills 2 -warmup 3s -duration 24s -rounds 1
 }
+# Slow-disk leader: three servers, forceSync=yes, the leader's dataDir (ZooKeeper:
+# and dataLogDir) on this machine's disk (SLOW_DISKDIR, default the temp dir), both
+# followers' on tmpfs (SLOW_TMPFSDIR, default /dev/shm): each write waits for one
+# real fsync, the leader's. zkserver3tmpfs (every log on tmpfs) is the floor. One
+# client, one request in flight, via the leader and via a follower; rounds alternate
+# zkserver3slow, zkserver3tmpfs, zookeeper3slow. Goal: set p50 via either within
+# 1.25x of zkserver3tmpfs (A/B), p50 <= 0.5x and p99 <= 0.3x ZooKeeper's (A/C).
+# Also gives the servers' CPU per write by role, user and kernel time.
+slowleader() {
+  bench -compare 'zkserver3slow;zkserver3tmpfs;zookeeper3slow' -op set,create -sessions 1 -inflight 1 \
+    -role leader,follower -forcesync=yes -diskdir "${SLOW_DISKDIR:-${TMPDIR:-/tmp}}" -tmpfsdir "${SLOW_TMPFSDIR:-/dev/shm}" \
+    -size 100 -warmup 2s -duration 5s -rounds 3
+}
 stability() { # full load on an ensemble: no leader change (STABILITY_DURATION, default 10m)
   bench -compare 'zkserver3;zookeeper3' -forcesync=yes -op mix -mix 50 -sessions 24 -inflight 4 \
     -leaderwatch -warmup 3s -duration "${STABILITY_DURATION:-10m}" -rounds 1
 }
 
 parts=("$@")
-[ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start lock)
+[ ${#parts[@]} -gt 0 ] || parts=(standalone latency ensemble memory scale start lock slowleader)
 for p in "${parts[@]}"; do
   case "$p" in
-    standalone|latency|ensemble|ensemble3|ensemble5|ensemble3o2|memory|scale|start|lock|stability) "$p" ;;
-    *) echo "unknown part $p (want standalone latency ensemble memory scale start lock stability, or one shape: ensemble3 ensemble5 ensemble3o2)" >&2; exit 2 ;;
+    standalone|latency|ensemble|ensemble3|ensemble5|ensemble3o2|memory|scale|start|lock|slowleader|stability) "$p" ;;
+    *) echo "unknown part $p (want standalone latency ensemble memory scale start lock slowleader stability, or one shape: ensemble3 ensemble5 ensemble3o2)" >&2; exit 2 ;;
   esac
 done

@@ -3,6 +3,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -177,9 +178,7 @@ func summarizeRoles(workers []*worker, elapsed time.Duration) []roleResult {
 			Mean: latency(h.mean()), P50: latency(h.percentile(50)), P99: latency(h.percentile(99)),
 			P999: latency(h.percentile(99.9)), Max: latency(h.maximum())})
 	}
-	slices.SortFunc(out, func(a, b roleResult) int {
-		return cmp.Or(cmp.Compare(roleRank(a.Role), roleRank(b.Role)), strings.Compare(a.Role, b.Role))
-	})
+	slices.SortFunc(out, func(a, b roleResult) int { return compareRoles(a.Role, b.Role) })
 	return out
 }
 
@@ -200,54 +199,43 @@ type roleSummaryRow struct {
 	summaryRow
 }
 
-// summarizeRolesAB pairs A's and B's per-role figures round by round, for
-// the roles both have in a round: the median of each side and of the
-// per-round ratios A/B.
+// summarizeRolesAB pairs A's and B's (and more targets') per-role figures
+// round by round, for the roles they have in a round: the median of each
+// side and of the per-round ratios A/B (A/C ...).
 func summarizeRolesAB(results []*result) []roleSummaryRow {
-	type pair [2]*roleResult
-	byRole := map[string]map[int]pair{}
+	byRole := map[string][]*result{}
 	for _, r := range results {
-		side := 1
-		if r.Target == "A" {
-			side = 0
-		}
 		for i := range r.ByRole {
-			rr := &r.ByRole[i]
-			if byRole[rr.Role] == nil {
-				byRole[rr.Role] = map[int]pair{}
-			}
-			p := byRole[rr.Role][r.Round]
-			p[side] = rr
-			byRole[rr.Role][r.Round] = p
+			role := r.ByRole[i].Role
+			byRole[role] = append(byRole[role], r)
 		}
 	}
-	roles := make([]string, 0, len(byRole))
-	for role := range byRole {
-		roles = append(roles, role)
-	}
-	slices.SortFunc(roles, func(a, b string) int {
-		return cmp.Or(cmp.Compare(roleRank(a), roleRank(b)), strings.Compare(a, b))
-	})
+	labels := resultLabels(results)
 	var rows []roleSummaryRow
-	for _, role := range roles {
+	for _, role := range sortRoles(slices.Collect(maps.Keys(byRole))) {
 		for _, m := range roleMetrics {
-			var as, bs, ratios []float64
-			for _, p := range byRole[role] {
-				if p[0] == nil || p[1] == nil {
-					continue
-				}
-				a, b := m.get(p[0]), m.get(p[1])
-				as, bs = append(as, a), append(bs, b)
-				if b != 0 {
-					ratios = append(ratios, a/b)
+			v := roundValues{}
+			for _, r := range byRole[role] {
+				for i := range r.ByRole {
+					if rr := &r.ByRole[i]; rr.Role == role {
+						v.add(r.Round, r.Target, m.get(rr))
+					}
 				}
 			}
-			if len(as) == 0 {
-				continue
+			if row, ok := v.summary(m.key, labels); ok {
+				rows = append(rows, roleSummaryRow{Role: role, summaryRow: row})
 			}
-			rows = append(rows, roleSummaryRow{Role: role,
-				summaryRow: summaryRow{Metric: m.key, A: median(as), B: median(bs), Ratio: median(ratios)}})
 		}
 	}
 	return rows
+}
+
+// sortRoles sorts roles in roleOrder, unknown ones last by name.
+func sortRoles(roles []string) []string {
+	slices.SortFunc(roles, compareRoles)
+	return roles
+}
+
+func compareRoles(a, b string) int {
+	return cmp.Or(cmp.Compare(roleRank(a), roleRank(b)), strings.Compare(a, b))
 }

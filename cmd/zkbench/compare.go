@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 )
 
 // execute starts the targets, runs the rounds (alternating A, B, A, B, ...
@@ -60,8 +62,14 @@ func runWorkload(ctx context.Context, o *options, targets []*target, out io.Writ
 			if err != nil {
 				return fmt.Errorf("%s (%s), round %d: %w", t.label, t.name, round, err)
 			}
+			if t.check != nil {
+				if err := t.check(); err != nil {
+					return fmt.Errorf("%s (%s), round %d: %w", t.label, t.name, round, err)
+				}
+			}
+			procs := serverProcs(t.addrs, t.pids, srvrMode)
 			endWatch := watchRound(o, t.addrs)
-			res, err := runBench(ctx, o, addrs, t.pids...)
+			res, err := runBench(ctx, o, addrs, procs...)
 			endWatch(res)
 			if errors.Is(err, context.Canceled) {
 				err = errors.New("interrupted")
@@ -116,40 +124,113 @@ var metrics = []metric{
 }
 
 // summaryRow is one metric across the rounds of A and B: the median of
-// each side and the median of the per-round ratios A/B.
+// each side and the median of the per-round ratios A/B; with more targets
+// (-compare A;B;C) the others' in More.
 type summaryRow struct {
 	Metric string  `json:"metric"`
 	A      float64 `json:"a"`
 	B      float64 `json:"b"`
 	Ratio  float64 `json:"ratio"`
+	// More are the third and later targets: each one's median and the
+	// median of the per-round ratios A/it.
+	More []sideSummary `json:"more,omitempty"`
 }
 
-// summarizeAB pairs A's and B's results round by round.
-func summarizeAB(results []*result) []summaryRow {
-	byRound := map[int][2]*result{}
-	for _, r := range results {
-		pair := byRound[r.Round]
-		if r.Target == "A" {
-			pair[0] = r
-		} else {
-			pair[1] = r
-		}
-		byRound[r.Round] = pair
+// sideSummary is one more target's figure in a summaryRow.
+type sideSummary struct {
+	Target string  `json:"target"`
+	Median float64 `json:"median"`
+	Ratio  float64 `json:"ratio"` // A/Target
+}
+
+// summary returns, as a summaryRow of metric, the median of the values of
+// each target of labels (A, B, ...) and of the per-round ratios A/target;
+// a target with no values gets 0 for both. ok is false unless A and
+// another target have values.
+func (v roundValues) summary(metric string, labels []string) (row summaryRow, ok bool) {
+	if len(labels) < 2 || labels[0] != "A" {
+		return summaryRow{}, false
 	}
-	rows := make([]summaryRow, 0, len(metrics))
-	for _, m := range metrics {
-		var as, bs, ratios []float64
-		for _, pair := range byRound {
-			if pair[0] == nil || pair[1] == nil {
+	medians := make([]float64, len(labels))
+	ratios := make([]float64, len(labels))
+	has := make([]bool, len(labels))
+	for k, label := range labels {
+		var vals, rs []float64
+		for _, byLabel := range v {
+			x, ok := byLabel[label]
+			if !ok {
 				continue
 			}
-			a, b := m.get(pair[0]), m.get(pair[1])
-			as, bs = append(as, a), append(bs, b)
-			if b != 0 {
-				ratios = append(ratios, a/b)
+			vals = append(vals, x)
+			if a, ok := byLabel["A"]; ok && k > 0 && x != 0 {
+				rs = append(rs, a/x)
 			}
 		}
-		rows = append(rows, summaryRow{Metric: m.key, A: median(as), B: median(bs), Ratio: median(ratios)})
+		medians[k], ratios[k], has[k] = median(vals), median(rs), len(vals) > 0
+	}
+	if !has[0] || !slices.Contains(has[1:], true) {
+		return summaryRow{}, false
+	}
+	row = summaryRow{Metric: metric, A: medians[0], B: medians[1], Ratio: ratios[1]}
+	for k := 2; k < len(labels); k++ {
+		row.More = append(row.More, sideSummary{Target: labels[k], Median: medians[k], Ratio: ratios[k]})
+	}
+	return row, true
+}
+
+// roundValues holds one figure of every round: round -> target label ->
+// value.
+type roundValues map[int]map[string]float64
+
+func (v roundValues) add(round int, label string, x float64) {
+	if v[round] == nil {
+		v[round] = map[string]float64{}
+	}
+	v[round][label] = x
+}
+
+// resultLabels returns the labels of the targets of results in order (A,
+// B, C, ...).
+func resultLabels(results []*result) []string {
+	seen := map[string]bool{}
+	for _, r := range results {
+		seen[r.Target] = true
+	}
+	return slices.Sorted(maps.Keys(seen))
+}
+
+// values returns a row's medians in target order: A, B, then More's.
+func (r summaryRow) values() []float64 {
+	vs := []float64{r.A, r.B}
+	for _, m := range r.More {
+		vs = append(vs, m.Median)
+	}
+	return vs
+}
+
+// ratios returns a row's ratios A/B, A/C, ...
+func (r summaryRow) ratios() []float64 {
+	rs := []float64{r.Ratio}
+	for _, m := range r.More {
+		rs = append(rs, m.Ratio)
+	}
+	return rs
+}
+
+// summarizeAB summarizes every metric over the rounds of the targets.
+func summarizeAB(results []*result) []summaryRow {
+	labels := resultLabels(results)
+	rows := make([]summaryRow, 0, len(metrics))
+	for _, m := range metrics {
+		v := roundValues{}
+		for _, r := range results {
+			v.add(r.Round, r.Target, m.get(r))
+		}
+		row, ok := v.summary(m.key, labels)
+		if !ok {
+			row = summaryRow{Metric: m.key}
+		}
+		rows = append(rows, row)
 	}
 	return rows
 }

@@ -6,8 +6,9 @@
 //
 //	zkbench [flags]                 load -servers (default 127.0.0.1:2181)
 //	zkbench -compare A,B [flags]    A/B comparison
+//	zkbench -compare A,B,C [flags]  A against B and against C (up to four targets)
 //
-// A target (-servers, or A and B of -compare) is a client address list,
+// A target (-servers, or A, B ... of -compare) is a client address list,
 // host:port[,host:port...], or one of the targets zkbench starts itself:
 //
 //	zkraft        an in-memory standalone zkraft server in this process
@@ -20,6 +21,28 @@
 //	zookeeper3    a three-node Apache ZooKeeper 3.8 ensemble (three JVMs)
 //	zookeeper5    a five-node Apache ZooKeeper 3.8 ensemble
 //	zookeeper3o2  three Apache ZooKeeper 3.8 voters and two observers
+//
+// and, for a write path with one slow disk, the durable ensembles with
+// their servers' data placed (placement.go); the suffixes go on every
+// ensemble name (zkserver5slow, zookeeper3o2tmpfs):
+//
+//	zkserver3slow    zkserver3 with the leader's dataDir on a real disk
+//	                 (-diskdir, default the temp directory, must not be
+//	                 tmpfs) and the other servers' on tmpfs (-tmpfsdir,
+//	                 default /dev/shm, must be tmpfs)
+//	zookeeper3slow   the same for ZooKeeper: the leader's dataDir and
+//	                 transaction log on disk, the others' on tmpfs
+//	zkserver3tmpfs   every server's dataDir on tmpfs: the floor the slow
+//	zookeeper3tmpfs  leader is measured against
+//
+// A slow-leader ensemble starts with every server's data on disk; once it
+// has elected a leader, zkbench moves the other servers' data to tmpfs
+// one server at a time (stop, copy the dataDir, point zoo.cfg at the
+// copy, start, wait until it follows again), which leaves the leader
+// leading, and checks before every round that the server on disk still
+// leads, failing the run if it does not:
+//
+//	zkbench -compare 'zkserver3slow;zkserver3tmpfs;zookeeper3slow' -op set,create -sessions 1 -role leader,follower -forcesync=yes
 //
 // The zkserver targets run the zkserver binary named by -zkserver, by
 // default the zkserver next to zkbench's own executable, else the one on
@@ -134,11 +157,22 @@
 // operations in its own log-linear histogram (0.8% resolution, exact mean
 // and max), merged when the run ends.
 //
-// With -compare the runs alternate A, B, A, B, ... for -rounds rounds
-// (default 3), each target with its own warm-up, and the summary gives per
-// metric the median of A, the median of B and the median of the per-round
-// ratios A/B. -json prints one JSON document (latencies in microseconds)
-// instead of the text report.
+// With -compare the runs alternate A, B, A, B, ... (A, B, C, A, B, C, ...
+// with three targets) for -rounds rounds (default 3), each target with its
+// own warm-up, and the summary gives per metric the median of each target
+// and the median of the per-round ratios A/B (and A/C ...). -json prints
+// one JSON document (latencies in microseconds) instead of the text
+// report; a summary row holds the third and later targets in "more".
+//
+// For the targets whose server processes zkbench knows (those it starts
+// as processes, zkserver and zookeeper), every round reports the servers'
+// CPU time per operation in the measured window ("server CPU/op", from
+// utime and stime in /proc/PID/stat) and, under the round's row, the same
+// by server role (each server's srvr Mode at the start of the round) and
+// split into user and system (kernel) time, summed over the servers of
+// each role: "server CPU/op leader: user 210µs sys 150µs; 2 followers:
+// user 160µs sys 220µs". The summary gives their medians and ratios per
+// role (server_cpu_by_role per round and cpu_role_summary in -json).
 //
 // Examples:
 //

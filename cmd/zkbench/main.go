@@ -34,6 +34,8 @@ type options struct {
 	rounds         int
 	forceSync      yesNo
 	zkserver       string
+	diskDir        string // the slow-leader targets' leader data (placement.go); "" for the temp dir
+	tmpfsDir       string // the placement targets' data on tmpfs
 	sessionTimeout time.Duration
 	json           bool
 	version        bool   // -version: print the version and exit
@@ -101,8 +103,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 		fmt.Fprint(stderr, usageText)
 		fs.PrintDefaults()
 	}
-	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zkserver5, zkserver3o2, zookeeper, zookeeper3, zookeeper5, zookeeper3o2)")
-	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` (or A;B when A or B is an address list with commas), each as -servers")
+	fs.StringVar(&o.servers, "servers", "127.0.0.1:2181", "target: `host:port[,host:port...]` or a built-in target (zkraft, zkraft3, zkserver, zkserver3, zkserver5, zkserver3o2, zookeeper, zookeeper3, zookeeper5, zookeeper3o2; an ensemble name ending in slow or tmpfs places its servers' data: zkserver3slow, zookeeper3tmpfs)")
+	fs.StringVar(&o.compare, "compare", "", "A/B mode: `A,B` or A,B,C (or A;B;C when a target is an address list with commas), each as -servers; rounds alternate between them, ratios are A/B and A/C")
 	fs.StringVar(&o.opName, "op", "get", "operation (or a comma list of the load ops): get, set, create, create-delete, mix, connect, a scale op: fill, sessions, watchers, start (process launch to first write), or lock (lock handoff, lock.go)")
 	fs.IntVar(&o.n, "n", 0, "znodes (fill, default 200000), sessions (sessions, default 10000) or watchers (watchers, default 10000)")
 	fs.IntVar(&o.mix, "mix", 90, "with -op mix: percentage of gets (the rest are sets)")
@@ -115,6 +117,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.IntVar(&o.rounds, "rounds", 0, "rounds per target, alternating A, B, A, B... (default 3 with -compare, else 1; 1 for the scale ops, 10 for start)")
 	fs.Var(&o.forceSync, "forcesync", "for the durable built-in targets (zkraft3, the zkserver ensembles, the zookeeper ones): fsync each write: yes or no (default no)")
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver targets (default: zkserver next to zkbench's executable, else on PATH)")
+	fs.StringVar(&o.diskDir, "diskdir", "", "`dir` on a real disk (not tmpfs) for the leader's data of the slow-leader targets, zkserver3slow and zookeeper3slow (default: the temp directory)")
+	fs.StringVar(&o.tmpfsDir, "tmpfsdir", defaultTmpfsDir, "`dir` on tmpfs for the data of the slow-leader targets' other servers and of zkserver3tmpfs and zookeeper3tmpfs")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
 	fs.BoolVar(&o.version, "version", false, "print zkbench's version, then exit")
@@ -149,6 +153,7 @@ throughput and latency percentiles.
 Usage:
   zkbench [flags]                      run against -servers
   zkbench -compare A,B [flags]         alternate rounds on A and B, report the ratios
+  zkbench -compare 'A;B;C' [flags]     alternate rounds on A, B and C, report A/B and A/C
 
 Flags:
 `

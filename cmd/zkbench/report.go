@@ -84,12 +84,13 @@ func (r *reporter) add(res *result) {
 	}
 	reportLeader(r.w, res.Leader)
 	r.addRoles(res)
+	r.addCPURoles(res)
 }
 
 // finish prints the A/B summary, or the JSON document.
 func (r *reporter) finish() error {
 	var summary []summaryRow
-	if len(r.targets) == 2 {
+	if len(r.targets) >= 2 {
 		summary = summarizeAB(r.results)
 	}
 	if r.o.json {
@@ -98,20 +99,67 @@ func (r *reporter) finish() error {
 	if summary == nil {
 		return nil
 	}
-	fmt.Fprintf(r.w, "\nmedian of %d rounds  %12s %12s %8s\n", r.o.rounds, "A", "B", "A/B")
+	labels := r.labels()
+	fmt.Fprintf(r.w, "\n%-19s  %s\n", fmt.Sprintf("median of %d rounds", r.o.rounds), summaryHeader(labels))
 	for i, row := range summary {
 		m := metrics[i]
-		a, b := fmtMetric(m, row.A), fmtMetric(m, row.B)
-		if m.key == "host_steal_pct" {
-			fmt.Fprintf(r.w, "%-19s  %12s %12s\n", m.name, a, b)
-			continue
-		}
-		fmt.Fprintf(r.w, "%-19s  %12s %12s %8.2f\n", m.name, a, b, row.Ratio)
+		fmt.Fprintf(r.w, "%-19s  %s\n", m.name, summaryCells(row, func(v float64) string { return fmtMetric(m, v) }, m.key != "host_steal_pct"))
 	}
-	fmt.Fprintln(r.w, "(A/B is the median of the per-round ratios; above 1 means more ops/s or slower latency for A)")
+	if len(labels) == 2 {
+		fmt.Fprintln(r.w, "(A/B is the median of the per-round ratios; above 1 means more ops/s or slower latency for A)")
+	} else {
+		fmt.Fprintf(r.w, "(%s are the medians of the per-round ratios; above 1 means more ops/s or slower latency for A)\n", strings.Join(ratioNames(labels), ", "))
+	}
 	fmt.Fprintln(r.w, "(steal: the machine's CPU time taken by other guests of its hypervisor during the window; rounds with much of it are unreliable)")
 	r.finishRoles()
+	r.finishCPURoles()
 	return nil
+}
+
+// labels returns the targets' labels: A, B, ...
+func (r *reporter) labels() []string {
+	labels := make([]string, len(r.targets))
+	for i, t := range r.targets {
+		labels[i] = t.label
+	}
+	return labels
+}
+
+// ratioNames returns A/B, A/C, ... for labels A, B, C, ...
+func ratioNames(labels []string) []string {
+	var names []string
+	for _, l := range labels[1:] {
+		names = append(names, labels[0]+"/"+l)
+	}
+	return names
+}
+
+// summaryHeader is the column header of a summary: a median column per
+// target, then a ratio column per target after A.
+func summaryHeader(labels []string) string {
+	var b strings.Builder
+	for _, l := range labels {
+		fmt.Fprintf(&b, " %12s", l)
+	}
+	for _, n := range ratioNames(labels) {
+		fmt.Fprintf(&b, " %8s", n)
+	}
+	return b.String()[1:]
+}
+
+// summaryCells formats a summary row's medians, then its ratios unless
+// withRatios is false.
+func summaryCells(row summaryRow, format func(float64) string, withRatios bool) string {
+	var b strings.Builder
+	for _, v := range row.values() {
+		fmt.Fprintf(&b, " %12s", format(v))
+	}
+	if withRatios {
+		for _, x := range row.ratios() {
+			fmt.Fprintf(&b, " %8.2f", x)
+		}
+	}
+	return b.String()[1:]
 }
 
 func fmtMetric(m metric, v float64) string {
@@ -151,6 +199,9 @@ type jsonReport struct {
 	Rounds      []*result        `json:"rounds"`
 	Summary     []summaryRow     `json:"summary,omitempty"`
 	RoleSummary []roleSummaryRow `json:"role_summary,omitempty"`
+	// CPURoleSummary is the server CPU per operation by server role,
+	// user and system time (metrics user_us_per_op, sys_us_per_op).
+	CPURoleSummary []roleSummaryRow `json:"cpu_role_summary,omitempty"`
 }
 
 func (r *reporter) writeJSON(summary []summaryRow) error {
@@ -165,6 +216,7 @@ func (r *reporter) writeJSON(summary []summaryRow) error {
 	}
 	if summary != nil {
 		doc.RoleSummary = summarizeRolesAB(r.results)
+		doc.CPURoleSummary = summarizeCPURoles(r.results)
 	}
 	if o.op == opMix {
 		doc.Config.MixGetPercent = o.mix

@@ -15,16 +15,16 @@ func (r *reporter) addRoles(res *result) {
 	}
 }
 
-// finishRoles prints the per-role A/B summary, if the rounds have roles.
+// finishRoles prints the per-role summary, if the rounds have roles.
 func (r *reporter) finishRoles() {
 	rows := summarizeRolesAB(r.results)
 	if len(rows) == 0 {
 		return
 	}
-	fmt.Fprintf(r.w, "by server role       %12s %12s %8s\n", "A", "B", "A/B")
+	fmt.Fprintf(r.w, "%-19s  %s\n", "by server role", summaryHeader(r.labels()))
 	for _, row := range rows {
-		a, b := roleFmt(row.Metric, row.A), roleFmt(row.Metric, row.B)
-		fmt.Fprintf(r.w, "%-19s  %12s %12s %8.2f\n", row.Role+" "+roleMetricName(row.Metric), a, b, row.Ratio)
+		format := func(v float64) string { return roleFmt(row.Metric, v) }
+		fmt.Fprintf(r.w, "%-19s  %s\n", row.Role+" "+roleMetricName(row.Metric), summaryCells(row.summaryRow, format, true))
 	}
 	fmt.Fprintln(r.w, "(a role's figures are those of the sessions on servers whose srvr Mode was that role at the start of the round)")
 }

@@ -29,6 +29,9 @@ type result struct {
 	// ServerCPU is the servers' CPU time per operation in the measured
 	// window (µs), for targets whose processes zkbench knows; else 0.
 	ServerCPU float64 `json:"server_cpu_us_per_op,omitempty"`
+	// ServerCPUByRole breaks ServerCPU down by the srvr Mode of each
+	// server at the start of the round, into user and system time.
+	ServerCPUByRole []roleCPU `json:"server_cpu_by_role,omitempty"`
 	// HostSteal is the share of the machine's CPU time taken by other
 	// guests of the hypervisor during the measured window, in percent.
 	HostSteal float64 `json:"host_steal_pct"`
@@ -44,7 +47,9 @@ type result struct {
 
 // runBench opens the sessions, sets up a fresh bench root, runs the
 // workload for -warmup and then -duration, and deletes the root again.
-func runBench(ctx context.Context, o *options, servers []string, pids ...int) (*result, error) {
+// procs are the servers' processes whose CPU time the window measures,
+// with their roles (serverProcs).
+func runBench(ctx context.Context, o *options, servers []string, procs ...cpuProc) (*result, error) {
 	n := o.sessions
 	if o.op == opConnect {
 		n = 1 // only for setup and cleanup: each connect op opens its own
@@ -59,7 +64,7 @@ func runBench(ctx context.Context, o *options, servers []string, pids ...int) (*
 		modes = assignRoles(sessions, srvrMode)
 	}
 	w := newWorkload(o, servers, benchRoot())
-	res, err := setupAndMeasure(ctx, o, w, sessions, pids)
+	res, err := setupAndMeasure(ctx, o, w, sessions, procs)
 	if err == nil && modes != nil {
 		res.ModeChanges = modeChanges(modes, srvrMode)
 	}
@@ -69,7 +74,7 @@ func runBench(ctx context.Context, o *options, servers []string, pids ...int) (*
 	return res, err
 }
 
-func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*session, pids []int) (*result, error) {
+func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*session, procs []cpuProc) (*result, error) {
 	if err := w.setup(sessions[0].Conn); err != nil {
 		return nil, fmt.Errorf("set up %s: %w", w.root, err)
 	}
@@ -79,7 +84,7 @@ func setupAndMeasure(ctx context.Context, o *options, w *workload, sessions []*s
 			return nil, fmt.Errorf("sync %s: %w", w.root, err)
 		}
 	}
-	return measure(ctx, o, w, sessions, pids)
+	return measure(ctx, o, w, sessions, procs)
 }
 
 var rootSeq atomic.Int64
@@ -128,7 +133,7 @@ func (wk *worker) loop(ctx context.Context, from, end time.Time) {
 }
 
 // measure runs sessions*inflight workers and merges their histograms.
-func measure(ctx context.Context, o *options, w *workload, sessions []*session, pids []int) (*result, error) {
+func measure(ctx context.Context, o *options, w *workload, sessions []*session, procs []cpuProc) (*result, error) {
 	workers := make([]*worker, o.sessions*o.inflight)
 	for i := range workers {
 		workers[i] = &worker{
@@ -141,7 +146,7 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session, 
 	}
 	from := time.Now().Add(o.warmup)
 	end := from.Add(o.duration)
-	cpu := &cpuWindow{pids: pids}
+	cpu := &cpuWindow{procs: procs}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for _, wk := range workers {
@@ -158,6 +163,7 @@ func measure(ctx context.Context, o *options, w *workload, sessions []*session, 
 	}
 	res := summarize(workers, o.duration)
 	res.ServerCPU = cpu.perOp(res.Ops)
+	res.ServerCPUByRole = cpu.byRole(res.Ops)
 	res.HostSteal = cpu.stealPercent()
 	return res, nil
 }

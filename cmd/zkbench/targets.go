@@ -29,6 +29,10 @@ type target struct {
 	// members kills and restarts single servers (-kills); nil unless
 	// zkbench runs the ensemble's servers as processes (lockkill.go).
 	members memberControl
+	// check, when set, runs before every round and fails it when the
+	// target is no longer set up as it says (placement.go: the leader
+	// must be the server whose dataDir is on disk).
+	check func() error
 }
 
 // builtinNames are the targets zkbench starts itself: zkraft in this
@@ -37,7 +41,8 @@ type target struct {
 // as a three- and a five-node ensemble and as three voters with two
 // observers (ensembleShapes).
 var builtinNames = []string{"zkraft", "zkraft3", "zkserver", "zkserver3", "zkserver5", "zkserver3o2",
-	"zookeeper", "zookeeper3", "zookeeper5", "zookeeper3o2"}
+	"zookeeper", "zookeeper3", "zookeeper5", "zookeeper3o2",
+	"zkserver3slow", "zkserver3tmpfs", "zookeeper3slow", "zookeeper3tmpfs"}
 
 // shape is the make-up of an ensemble: voting servers and observers.
 type shape struct{ voters, observers int }
@@ -52,24 +57,47 @@ var ensembleShapes = map[string]shape{"3": {3, 0}, "5": {5, 0}, "3o2": {3, 2}}
 // builtinShape splits a zkserver or zookeeper target into its kind and
 // shape: "zkserver" standalone is {1, 0}. ok is false for other specs.
 func builtinShape(spec string) (kind string, sh shape, ok bool) {
+	kind, sh, _, ok = builtinTarget(spec)
+	return kind, sh, ok
+}
+
+// builtinTarget is builtinShape that also returns where the ensemble's
+// members keep their data: an ensemble name may end in a placement suffix
+// (placement.go), zkserver3slow or zookeeper5tmpfs.
+func builtinTarget(spec string) (kind string, sh shape, pl placement, ok bool) {
 	for _, k := range []string{"zkserver", "zookeeper"} {
 		rest, found := strings.CutPrefix(spec, k)
 		if !found {
 			continue
 		}
 		if rest == "" {
-			return k, shape{1, 0}, true
+			return k, shape{1, 0}, placeDefault, true
+		}
+		for suffix, p := range placementSuffixes {
+			if r, cut := strings.CutSuffix(rest, suffix); cut {
+				rest, pl = r, p
+				break
+			}
 		}
 		sh, ok := ensembleShapes[rest]
-		return k, sh, ok
+		return k, sh, pl, ok
 	}
-	return "", shape{}, false
+	return "", shape{}, placeDefault, false
 }
 
+// builtins holds every built-in name: builtinNames and the placement
+// variants of every ensemble shape (zkserver5slow, zookeeper3o2tmpfs).
 var builtins = func() map[string]bool {
 	m := make(map[string]bool, len(builtinNames))
 	for _, n := range builtinNames {
 		m[n] = true
+	}
+	for _, k := range []string{"zkserver", "zookeeper"} {
+		for sh := range ensembleShapes {
+			for suffix := range placementSuffixes {
+				m[k+sh+suffix] = true
+			}
+		}
 	}
 	return m
 }()
@@ -77,18 +105,27 @@ var builtins = func() map[string]bool {
 // leaderWait bounds how long an ensemble may take to elect a leader.
 const leaderWait = 60 * time.Second
 
-// splitCompare splits -compare into A and B: at ";" when there is one
-// (address lists contain commas), else at the comma.
+// maxTargets bounds -compare's targets: A, B, C, D.
+const maxTargets = 4
+
+// splitCompare splits -compare into its targets, A, B and up to two more:
+// at ";" when there is one (address lists contain commas), else at the
+// commas.
 func splitCompare(s string) ([]string, error) {
 	sep := ","
 	if strings.Contains(s, ";") {
 		sep = ";"
 	}
 	parts := strings.Split(s, sep)
-	if len(parts) != 2 || strings.TrimSpace(parts[0]) == "" || strings.TrimSpace(parts[1]) == "" {
-		return nil, fmt.Errorf("-compare %q: want A,B (or A;B when A or B is an address list with commas)", s)
+	bad := len(parts) < 2 || len(parts) > maxTargets
+	for i, p := range parts {
+		parts[i] = strings.TrimSpace(p)
+		bad = bad || parts[i] == ""
 	}
-	return []string{strings.TrimSpace(parts[0]), strings.TrimSpace(parts[1])}, nil
+	if bad {
+		return nil, fmt.Errorf("-compare %q: want A,B or A,B,C (or A;B;C when a target is an address list with commas), at most %d targets", s, maxTargets)
+	}
+	return parts, nil
 }
 
 // checkSpec accepts a built-in name or host:port[,host:port...].
@@ -106,7 +143,12 @@ func checkSpec(spec string) error {
 
 // checkAvailable fails, with the reason, for a target that cannot run here.
 func checkAvailable(spec string, o *options) error {
-	kind, _, ok := builtinShape(spec)
+	kind, _, pl, ok := builtinTarget(spec)
+	if ok && pl != placeDefault {
+		if _, err := placementDirs(pl, o); err != nil {
+			return fmt.Errorf("target %s: %w", spec, err)
+		}
+	}
 	switch {
 	case !ok:
 	case kind == "zookeeper":
@@ -132,11 +174,11 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 	case "zookeeper":
 		return startZooKeeper(bool(o.forceSync), fs)
 	}
-	if kind, sh, ok := builtinShape(spec); ok {
+	if kind, sh, pl, ok := builtinTarget(spec); ok {
 		if kind == "zkserver" {
-			return startZkserver(ctx, o, sh)
+			return startZkserver(ctx, o, sh, pl)
 		}
-		return startZooKeeperEnsemble(spec, sh, bool(o.forceSync), fs)
+		return startZooKeeperEnsemble(spec, sh, pl, o)
 	}
 	return &target{name: spec, desc: "external", addrs: strings.Split(spec, ","), stop: func() error { return nil }}, nil
 }
@@ -266,9 +308,14 @@ func startZooKeeper(forceSync bool, fs string) (*target, error) {
 
 // startZooKeeperEnsemble starts an Apache ZooKeeper ensemble of sh's
 // voters and observers (one JVM each) and waits until it has a leader and
-// the others follow or observe.
-func startZooKeeperEnsemble(name string, sh shape, forceSync bool, fs string) (*target, error) {
-	opts := realzk.Options{ForceSync: forceSync, ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
+// the others follow or observe; with a placement, in the directories it
+// names, moving the followers' data to tmpfs (placement.go).
+func startZooKeeperEnsemble(name string, sh shape, pl placement, o *options) (*target, error) {
+	fs := "forceSync=" + o.forceSync.String()
+	opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
+	if pl != placeDefault {
+		return startZooKeeperPlaced(name, sh, pl, o, opts)
+	}
 	e, err := realzk.StartEnsembleObservers("", sh.voters, sh.observers, opts)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)

@@ -126,6 +126,63 @@ func TestCompareText(t *testing.T) {
 	}
 }
 
+func TestCompareThreeTargets(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	args := []string{"-compare", "zkraft;zkraft;zkraft", "-op", "set", "-sessions", "1", "-keys", "5",
+		"-warmup", "0s", "-duration", "50ms", "-rounds", "2", "-json"}
+	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	var doc jsonReport
+	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
+		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
+	}
+	var order []string
+	for _, r := range doc.Rounds {
+		order = append(order, r.Target)
+	}
+	if !slices.Equal(order, []string{"A", "B", "C", "A", "B", "C"}) {
+		t.Errorf("rounds ran as %v, want A B C A B C", order)
+	}
+	if len(doc.Summary) == 0 || len(doc.Summary[0].More) != 1 || doc.Summary[0].More[0].Target != "C" || doc.Summary[0].More[0].Ratio <= 0 {
+		t.Errorf("summary %+v: want C's median and A/C in more", doc.Summary)
+	}
+
+	stdout.Reset()
+	args = args[:len(args)-1] // text
+	args[len(args)-1] = "1"
+	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
+	}
+	for _, want := range []string{"C: zkraft", "A/B      A/C\n", "(A/B, A/C are the medians of the per-round ratios"} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+}
+
+func TestSummarizeThreeTargets(t *testing.T) {
+	res := func(round int, target string, ops float64) *result {
+		return &result{Round: round, Target: target, OpsPerSec: ops}
+	}
+	rows := summarizeAB([]*result{res(1, "A", 100), res(1, "B", 50), res(1, "C", 400),
+		res(2, "A", 300), res(2, "B", 100), res(2, "C", 300), res(3, "A", 200), res(3, "B", 100), res(3, "C", 100)})
+	r := rows[0]
+	if r.Metric != "ops_per_sec" || r.A != 200 || r.B != 100 || r.Ratio != 2 {
+		t.Errorf("A/B %+v: want medians 200, 100, ratio median of 2, 3, 2 = 2", r)
+	}
+	if len(r.More) != 1 || r.More[0] != (sideSummary{Target: "C", Median: 300, Ratio: 1}) {
+		t.Errorf("C %+v: want median 300 and A/C median of 0.25, 1, 2 = 1", r.More)
+	}
+	if h := summaryHeader([]string{"A", "B", "C"}); h != "           A            B            C      A/B      A/C" {
+		t.Errorf("header %q", h)
+	}
+	two := summarizeAB([]*result{res(1, "A", 100), res(1, "B", 50)})
+	if two[0].Ratio != 2 || two[0].More != nil {
+		t.Errorf("two targets: %+v", two[0])
+	}
+}
+
 func TestZooKeeperUnavailable(t *testing.T) {
 	t.Setenv("PATH", t.TempDir()) // no java
 	for _, spec := range []string{"zookeeper", "zookeeper3"} {
@@ -149,7 +206,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"-size", "2000000"}, "-size 2000000 must be between"},
 		{[]string{"-duration", "0s"}, "-duration 0s must be positive"},
 		{[]string{"-compare", "zkraft"}, "want A,B"},
-		{[]string{"-compare", "zkraft,zookeeper,zkraft3"}, "want A,B"},
+		{[]string{"-compare", "zkraft,zookeeper,zkraft3,zkraft,zkraft"}, "at most 4 targets"},
 		{[]string{"-servers", "zookeepr"}, `target "zookeepr"`},
 		{[]string{"-servers", "zkserver4"}, "one of zkraft, zkraft3, zkserver, zkserver3, zkserver5, zkserver3o2, zookeeper, zookeeper3, zookeeper5, zookeeper3o2"},
 		{[]string{"-servers", "zkraft", "-compare", "zkraft,zkraft"}, "exclude each other"},
@@ -179,6 +236,8 @@ func TestFlagsAccepted(t *testing.T) {
 		{[]string{"-servers", "h:2181,[::1]:2182", "-op", "create+delete"}, []string{"h:2181,[::1]:2182"}, 1, false},
 		{[]string{"-compare", "zkserver3;zookeeper3", "-zkserver", "/x/zkserver", "-forcesync=yes"}, []string{"zkserver3", "zookeeper3"}, 3, true},
 		{[]string{"-compare", "zkserver,zookeeper"}, []string{"zkserver", "zookeeper"}, 3, false},
+		{[]string{"-compare", "zkserver3slow;zkserver3tmpfs;zookeeper3slow", "-forcesync=yes", "-tmpfsdir", "/mnt/t", "-diskdir", "/var/d"},
+			[]string{"zkserver3slow", "zkserver3tmpfs", "zookeeper3slow"}, 3, true},
 	}
 	for _, c := range cases {
 		var stderr bytes.Buffer

@@ -76,16 +76,27 @@ func isExecutable(path string) error {
 // startZkserver starts zkserver processes of shape sh: with one voter a
 // standalone server in memory (a zoo.cfg without dataDir, as `zkserver`
 // with no arguments), else a durable ensemble of sh.voters voters and
-// sh.observers observers with forceSync from -forcesync. It returns once
-// the server answers, or once the ensemble has a leader and the others
-// follow or observe.
-func startZkserver(ctx context.Context, o *options, sh shape) (*target, error) {
-	name := zkserverName(sh)
+// sh.observers observers with forceSync from -forcesync, its data where
+// pl puts it (placement.go). It returns once the server answers, or once
+// the ensemble has a leader and the others follow or observe.
+func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*target, error) {
+	name := zkserverName(sh) + placementSuffix(pl)
 	bin, err := findZkserver(o.zkserver)
 	if err != nil {
 		return nil, fmt.Errorf("target %s: %w", name, err)
 	}
-	dir, err := os.MkdirTemp("", "zkbench-"+name+"-")
+	var dirs placedDirs
+	root := ""
+	if pl != placeDefault {
+		if dirs, err = placementDirs(pl, o); err != nil {
+			return nil, fmt.Errorf("target %s: %w", name, err)
+		}
+		root = dirs.tmpfs
+		if pl == placeSlowLeader {
+			root = dirs.disk
+		}
+	}
+	dir, err := os.MkdirTemp(root, "zkbench-"+name+"-")
 	if err != nil {
 		return nil, err
 	}
@@ -96,18 +107,30 @@ func startZkserver(ctx context.Context, o *options, sh shape) (*target, error) {
 	for attempt := 0; attempt < 3; attempt++ {
 		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt))}
 		err := z.start(ctx, sh, bool(o.forceSync))
+		var moved string
+		leader := -1
+		if err == nil && pl == placeSlowLeader {
+			moved, leader, err = z.placeSlowLeader(ctx, name, dirs)
+		}
 		if err == nil {
 			t := &target{name: name, addrs: z.addrs(), pids: z.pids(), stop: func() error {
 				z.stop()
-				return os.RemoveAll(dir)
+				return errors.Join(os.RemoveAll(dir), removeIf(moved))
 			}, members: z}
 			t.desc = "zkserver standalone, in memory, own process (" + bin + ")"
 			if sh.size() > 1 {
 				t.desc = fmt.Sprintf("zkserver %s, durable, forceSync=%s, own processes (%s)", zkserverShapeDesc(sh), o.forceSync.String(), bin)
 			}
+			if d := placementDesc(pl, dirs, leader+1); d != "" {
+				t.desc += ", " + d
+			}
+			if leader >= 0 {
+				t.check = leaderCheck(t.addrs, leader, srvrMode)
+			}
 			return t, nil
 		}
 		z.stop()
+		removeIf(moved)
 		lastErr = err
 		if !errors.Is(err, errProcExited) {
 			break
@@ -115,6 +138,74 @@ func startZkserver(ctx context.Context, o *options, sh shape) (*target, error) {
 	}
 	os.RemoveAll(dir)
 	return nil, fmt.Errorf("start %s: %w", name, lastErr)
+}
+
+// placementSuffix is the target name suffix of pl ("" for placeDefault).
+func placementSuffix(pl placement) string {
+	for s, p := range placementSuffixes {
+		if p == pl {
+			return s
+		}
+	}
+	return ""
+}
+
+// removeIf removes dir unless it is "".
+func removeIf(dir string) error {
+	if dir == "" {
+		return nil
+	}
+	return os.RemoveAll(dir)
+}
+
+// placeSlowLeader moves the data of every server but the leader from the
+// disk to a fresh directory under dirs.tmpfs (placement.go) and returns
+// that directory and the leader's index.
+func (z *zkservers) placeSlowLeader(ctx context.Context, name string, dirs placedDirs) (moved string, leader int, err error) {
+	moved, err = os.MkdirTemp(dirs.tmpfs, "zkbench-"+name+"-")
+	if err != nil {
+		return "", -1, err
+	}
+	current := placeMembers(placeDefault, len(z.procs), -1, z.dir, "")
+	d := dirs
+	d.tmpfs = moved
+	exited := func() error {
+		for _, p := range z.procs {
+			if err := p.exited(); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	leader, err = placeLeader(ctx, placeSlowLeader, z.addrs(), z.observers, d, current, z.moveData, exited)
+	return moved, leader, err
+}
+
+// moveData stops zkserver i (SIGTERM: a follower just closes), moves its
+// dataDir to dataDir, points its zoo.cfg there and starts it again; the
+// old process's log is kept as zkserver.log.PID.
+func (z *zkservers) moveData(i int, dataDir string) error {
+	old := z.procs[i]
+	old.stop()
+	dir := filepath.Dir(old.logPath)
+	cfg, err := os.ReadFile(filepath.Join(dir, "zoo.cfg"))
+	if err != nil {
+		return err
+	}
+	if err := moveTree(configValue(cfg, "dataDir"), dataDir); err != nil {
+		return err
+	}
+	cfg = setConfig(cfg, map[string]string{"dataDir": dataDir})
+	if err := os.Rename(old.logPath, fmt.Sprintf("%s.%d", old.logPath, old.cmd.Process.Pid)); err != nil {
+		return err
+	}
+	p, err := startProc(z.bin, dir, cfg, true)
+	if err != nil {
+		return err
+	}
+	p.addr = old.addr
+	z.procs[i] = p
+	return nil
 }
 
 // zkserverName is the target name of shape sh: zkserver, zkserver3,
