@@ -89,14 +89,28 @@ func newOverlapLog(inner raft.LogStore, log *slog.Logger) (*overlapLog, error) {
 	return o, nil
 }
 
-// overlapAppends puts an overlapLog in front of the durable log.
+// logCacheSize is how many of the latest entries Raft reads back from
+// memory rather than from the disk (see overlapAppends).
+const logCacheSize = 128
+
+// overlapAppends puts an overlapLog in front of the durable log, and
+// Raft's log cache in front of that: a follower reads every entry it
+// applies back from its log, and a leader every entry it replicates after
+// the entry was stored; the cache serves those reads of recent entries
+// from memory instead of a pread and a checksum each (about a tenth of a
+// follower's CPU per write with one client).
 func (st *stores) overlapAppends(log *slog.Logger) error {
 	o, err := newOverlapLog(st.logs, log)
 	if err != nil {
 		return err
 	}
+	cached, err := raft.NewLogCache(logCacheSize, o)
+	if err != nil {
+		o.close()
+		return err
+	}
 	closeInner := st.close
-	st.logs, st.overlap = o, o
+	st.logs, st.overlap = cached, o
 	st.close = func() error { o.close(); return closeInner() }
 	return nil
 }
