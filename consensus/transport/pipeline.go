@@ -127,6 +127,7 @@ func (p *pipeline) AppendEntries(args *raft.AppendEntriesRequest, resp *raft.App
 	}
 	p.sent <- f
 	p.mu.Unlock()
+	p.t.stats.pipelined.Add(1)
 	select {
 	case p.wake <- struct{}{}:
 	default:
@@ -222,6 +223,7 @@ func (p *pipeline) readLoop() {
 			return
 		}
 		if remote != nil || !f.resp.Success {
+			p.t.stats.pipelineRejected.Add(1)
 			p.fail(ErrPipelineRejected)
 			return
 		}

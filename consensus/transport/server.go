@@ -176,6 +176,7 @@ func (s *serving) readLoop() error {
 			s.c.SetReadDeadline(time.Now().Add(snapshotTimeout(t.cfg.Timeout, size)))
 			rpc.Reader = io.LimitReader(s.br, size)
 			p.written = make(chan struct{})
+			t.stats.snapshotsServed.Add(1)
 		}
 		select {
 		case s.queue <- p:
@@ -268,6 +269,9 @@ func (s *serving) writeLoop() {
 			case <-s.t.shutdown:
 				return
 			}
+		}
+		if r, ok := rr.Response.(*raft.AppendEntriesResponse); ok && r != nil && !r.Success {
+			s.t.stats.rejectedServed.Add(1)
 		}
 		var err error
 		s.wbuf, err = appendResponse(s.wbuf, p.typ, rr, s.t.cfg.MaxFrame)

@@ -94,6 +94,16 @@ type Transport struct {
 	pipes  map[*pipeline]struct{}
 
 	wg sync.WaitGroup // the accept loop and the served connections
+
+	stats stats
+}
+
+// stats counts events tests (and, later, metrics) look for.
+type stats struct {
+	pipelined        atomic.Uint64 // AppendEntries sent on pipelines
+	pipelineRejected atomic.Uint64 // pipelines stopped by a response that wasn't a success
+	rejectedServed   atomic.Uint64 // AppendEntries this side's consumer answered with no success
+	snapshotsServed  atomic.Uint64 // InstallSnapshot requests handed to the consumer
 }
 
 var (
