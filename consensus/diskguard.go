@@ -62,8 +62,9 @@ const probeFileName = "zkraft-space-probe"
 
 // DiskFaults makes the log disk of a node look full, or slow, for tests.
 type DiskFaults struct {
-	full atomic.Bool
-	mu   sync.Mutex
+	full  atomic.Bool
+	delay atomic.Int64 // ns each append waits first (SetDelay)
+	mu    sync.Mutex
 	// stalled is non-nil while log appends stall; Resume closes it.
 	stalled chan struct{}
 }
@@ -80,6 +81,10 @@ func (f *DiskFaults) Stall() {
 	}
 	f.mu.Unlock()
 }
+
+// SetDelay makes every log append wait d before it writes, as a slow
+// disk (a cloud volume out of burst credits) that costs no CPU; 0 ends it.
+func (f *DiskFaults) SetDelay(d time.Duration) { f.delay.Store(int64(d)) }
 
 // Resume lets stalled log appends go on.
 func (f *DiskFaults) Resume() {
@@ -104,6 +109,15 @@ func (f *DiskFaults) wait(abort <-chan struct{}) bool {
 	if ch != nil {
 		select {
 		case <-ch:
+		case <-abort:
+			return false
+		}
+	}
+	if d := time.Duration(f.delay.Load()); d > 0 {
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
 		case <-abort:
 			return false
 		}
