@@ -61,6 +61,20 @@ func (s *testStream) Accept() (net.Conn, error) {
 	}
 }
 
+// Close stops listening and closes every connection, as the stream
+// layer of consensus/network.go does.
+func (s *testStream) Close() error {
+	err := s.Listener.Close()
+	s.mu.Lock()
+	open := s.conns
+	s.conns = make(map[net.Conn]struct{})
+	s.mu.Unlock()
+	for c := range open {
+		c.Close()
+	}
+	return err
+}
+
 func (s *testStream) isCut() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()

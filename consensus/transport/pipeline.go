@@ -36,7 +36,11 @@ var ErrPipelineRejected = errors.New("transport: pipeline stopped after a failed
 // the waiting AppendEntries return an error, and Raft falls back to
 // its synchronous replication, which is what it does after a rejection
 // anyway. Futures that got no response complete with the failure and
-// are not delivered.
+// are not delivered: Raft's decoder doesn't look at a future's error, and
+// would count one as contact with the follower (its leader lease) before
+// seeing it isn't a success, which netPipeline lets happen. Raft learns
+// of such a failure from its next send instead, which it makes at least
+// every CommitTimeout.
 type pipeline struct {
 	t      *Transport
 	c      *clientConn
