@@ -41,7 +41,17 @@ func (t *Transport) getConn(target raft.ServerAddress) (*clientConn, error) {
 		return c, nil
 	}
 	t.mu.Unlock()
+	return t.dial(target)
+}
 
+// dial opens a new connection to target. Pipelines and InstallSnapshot
+// use one of their own rather than an idle one, which may have gone
+// stale (a peer that restarted) and would fail the whole pipeline or
+// snapshot.
+func (t *Transport) dial(target raft.ServerAddress) (*clientConn, error) {
+	if t.isShutdown() {
+		return nil, raft.ErrTransportShutdown
+	}
 	nc, err := t.stream.Dial(target, t.cfg.Timeout)
 	if err != nil {
 		return nil, err
@@ -167,13 +177,13 @@ func (t *Transport) TimeoutNow(id raft.ServerID, target raft.ServerAddress, args
 
 // InstallSnapshot sends the request followed by exactly args.Size bytes
 // read from data, and waits for the response. The connection is closed
-// afterwards, as the server closes it. The deadline is Timeout scaled by
+// afterwards, as the server closes it; it is a new one, not an idle one. The deadline is Timeout scaled by
 // the snapshot's size (Timeout per 256 KiB).
 func (t *Transport) InstallSnapshot(id raft.ServerID, target raft.ServerAddress, args *raft.InstallSnapshotRequest, resp *raft.InstallSnapshotResponse, data io.Reader) error {
 	if args.Size < 0 {
 		return fmt.Errorf("transport: negative snapshot size %d", args.Size)
 	}
-	c, err := t.getConn(target)
+	c, err := t.dial(target)
 	if err != nil {
 		return err
 	}

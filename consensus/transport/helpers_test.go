@@ -6,6 +6,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -22,6 +23,19 @@ type testStream struct {
 	mu    sync.Mutex
 	cut   bool
 	conns map[net.Conn]struct{}
+
+	writes atomic.Int64 // Write calls on the connections it dialled
+}
+
+// countingConn counts its writes in its stream.
+type countingConn struct {
+	net.Conn
+	s *testStream
+}
+
+func (c countingConn) Write(p []byte) (int, error) {
+	c.s.writes.Add(1)
+	return c.Conn.Write(p)
 }
 
 var errCut = errors.New("test stream: partitioned")
@@ -46,7 +60,7 @@ func (s *testStream) Dial(addr raft.ServerAddress, timeout time.Duration) (net.C
 	if err != nil {
 		return nil, err
 	}
-	return s.track(c)
+	return s.track(countingConn{c, s})
 }
 
 func (s *testStream) Accept() (net.Conn, error) {

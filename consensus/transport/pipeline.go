@@ -66,13 +66,13 @@ type pipeline struct {
 	wg sync.WaitGroup // the reader and the writer
 }
 
-// AppendEntriesPipeline returns a pipeline to target on a connection of
-// its own (taken from the pool, or dialled).
+// AppendEntriesPipeline returns a pipeline to target on a connection it
+// dials for itself.
 func (t *Transport) AppendEntriesPipeline(id raft.ServerID, target raft.ServerAddress) (raft.AppendPipeline, error) {
 	if t.cfg.MaxInFlight < 2 {
 		return nil, raft.ErrPipelineReplicationNotSupported
 	}
-	c, err := t.getConn(target)
+	c, err := t.dial(target)
 	if err != nil {
 		return nil, err
 	}

@@ -67,6 +67,12 @@ func TestPipelineInOrder(t *testing.T) {
 		}
 	}
 	within(t, 5*time.Second, "pipeline Close", func() { p.Close() })
+	// Requests queued while a write is in progress go out together.
+	writes := client.stream.(*testStream).writes.Load()
+	t.Logf("%d requests in %d writes", n, writes)
+	if writes >= n {
+		t.Errorf("%d requests took %d writes: no batching", n, writes)
+	}
 }
 
 // blockedPipeline starts a pipeline whose consumer is never read, and a

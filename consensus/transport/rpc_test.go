@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand"
 	"reflect"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -289,4 +290,36 @@ func TestDisconnect(t *testing.T) {
 	}
 	client.DisconnectAll()
 	p.Close()
+}
+
+// TestReceivedEntriesAreNotReused: Raft keeps the entries it receives, so
+// a later frame on the same connection must not overwrite their data.
+func TestReceivedEntriesAreNotReused(t *testing.T) {
+	client, _ := newTransport(t, Config{})
+	server, _ := newTransport(t, Config{})
+	var mu sync.Mutex
+	var kept []*raft.AppendEntriesRequest
+	responder(t, server, func(rpc raft.RPC) {
+		mu.Lock()
+		kept = append(kept, rpc.Command.(*raft.AppendEntriesRequest))
+		mu.Unlock()
+		succeed(rpc)
+	})
+	for i := range 3 {
+		req := entryReq(uint64(i))
+		for j := range req.Entries[0].Data {
+			req.Entries[0].Data[j] = byte(i + 1)
+		}
+		req.RPCHeader.ID = []byte{byte(i + 1)}
+		if err := client.AppendEntries("s", server.LocalAddr(), req, new(raft.AppendEntriesResponse)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for i, req := range kept {
+		if !bytes.Equal(req.Entries[0].Data, bytes.Repeat([]byte{byte(i + 1)}, 200)) || req.RPCHeader.ID[0] != byte(i+1) {
+			t.Fatalf("request %d was overwritten by a later one", i)
+		}
+	}
 }
