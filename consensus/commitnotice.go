@@ -226,8 +226,8 @@ func (c *commitNotices) close() {
 }
 
 // noticeTransport is Raft's transport, wrapped so that the commit notices
-// see the outcome of every AppendEntries Raft sends. (Pipelined
-// replication, off in this package, would bypass it.)
+// see the outcome of every AppendEntries Raft sends, pipelined ones
+// included (pipeline.go).
 type noticeTransport struct {
 	raft.Transport
 	notices *commitNotices
@@ -288,15 +288,27 @@ var (
 )
 
 func (t *noticeTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
+	t.capCommit(args)
+	err := t.Transport.AppendEntries(id, target, args, resp)
+	t.replicated(id, target, args, resp, err)
+	return err
+}
+
+// capCommit lowers the commit index an AppendEntries carries to what a
+// majority holds on disk.
+func (t *noticeTransport) capCommit(args *raft.AppendEntriesRequest) {
 	if t.quorum != nil {
 		args.LeaderCommitIndex = min(args.LeaderCommitIndex, t.quorum.safe())
 	}
-	err := t.Transport.AppendEntries(id, target, args, resp)
+}
+
+// replicated hands an AppendEntries' outcome to the durable-copy count
+// and the commit notices.
+func (t *noticeTransport) replicated(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse, err error) {
 	if t.quorum != nil {
 		t.quorum.replicated(id, args, resp, err)
 	}
 	t.notices.replicated(id, target, args, resp, err)
-	return err
 }
 
 // RequestPreVote passes pre-votes through (Raft uses them only when the

@@ -31,6 +31,12 @@ func (t *traceTransport) AppendEntries(id raft.ServerID, target raft.ServerAddre
 	}
 	start := time.Now()
 	err := t.Transport.AppendEntries(id, target, args, resp)
+	t.recordAppend(id, start, args, resp, err)
+	return err
+}
+
+// recordAppend records an AppendEntries sent at start and its outcome.
+func (t *traceTransport) recordAppend(id raft.ServerID, start time.Time, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse, err error) {
 	m := TraceMessage{Time: start, To: int64ID(id), Kind: TraceAppend, Term: args.Term,
 		PrevIndex: args.PrevLogEntry, PrevTerm: args.PrevLogTerm, Commit: args.LeaderCommitIndex,
 		Entries: len(args.Entries), OK: resp.Success, RespTerm: resp.Term}
@@ -42,7 +48,6 @@ func (t *traceTransport) AppendEntries(id raft.ServerID, target raft.ServerAddre
 		m.firstCmd, m.lastCmd, m.Commands = commandRange(args.Entries)
 	}
 	t.done(&m, start, err)
-	return err
 }
 
 func (t *traceTransport) RequestVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hashicorp/raft"
 
+	"github.com/zkraft/zkraft/consensus/transport"
 	"github.com/zkraft/zkraft/internal/acceptretry"
 )
 
@@ -147,7 +148,11 @@ func (s *connSet) closeAll() {
 	}
 }
 
-// newRaftTransport runs Raft on addr over nw.
+// newRaftTransport runs Raft on addr over nw, with package transport:
+// pipelined replication, requests and answers batched into few writes,
+// and a hand-written encoding instead of NetworkTransport's reflective
+// msgpack (whose v1.7.3 pipeline could also deadlock after a rejected
+// AppendEntries, so it ran one RPC at a time).
 // firstByte bounds the wait for an accepted connection's first byte.
 // Failed accepts are waited out by the listener (acceptretry), which logs
 // one line per episode to log; Raft's own accept loop would retry them
@@ -157,18 +162,6 @@ func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.D
 	if err != nil {
 		return nil, err
 	}
-	return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
-		Stream:  &streamLayer{Listener: acceptretry.Wrap(ln, log, "raft (peer) port"), nw: nw, firstByte: firstByte},
-		MaxPool: 3,
-		Timeout: 10 * time.Second,
-		Logger:  rc.Logger,
-		// No pipelined replication: hashicorp/raft v1.7.3's pipeline can
-		// deadlock after a follower rejects an AppendEntries (its send
-		// loop parks on the in-flight channel while the decoder parks on
-		// the done channel), which stops replication to that follower and
-		// makes Shutdown wait forever; an integration test's Stop of a
-		// leader hung on it for minutes. With batched applies the pipeline
-		// gains little (hashicorp/raft PR #541).
-		MaxRPCsInFlight: 1,
-	}), nil
+	stream := &streamLayer{Listener: acceptretry.Wrap(ln, log, "raft (peer) port"), nw: nw, firstByte: firstByte}
+	return transport.New(stream, transport.Config{Timeout: 10 * time.Second, MaxPool: 3, Logger: rc.Logger}), nil
 }
