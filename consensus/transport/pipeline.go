@@ -8,8 +8,9 @@ import (
 	"github.com/hashicorp/raft"
 )
 
-// ErrPipelineRejected is what a pipeline's later calls and unanswered
-// futures get once an AppendEntries on it failed or was rejected.
+// ErrPipelineRejected is the error of a pipeline's unanswered futures
+// once a response that was an error or not a success was delivered, and
+// of the futures AppendEntries returns after that.
 var ErrPipelineRejected = errors.New("transport: pipeline stopped after a failed AppendEntries")
 
 // pipeline sends AppendEntries on its own connection without waiting for
@@ -29,15 +30,22 @@ var ErrPipelineRejected = errors.New("transport: pipeline stopped after a failed
 // decoding error, and after delivering a response that is an error or
 // not a success. The last is Raft's own rule: replication.go's
 // pipelineDecode stops reading at such a response, and its send loop
-// notices only between sends, so a pipeline that went on accepting
-// requests would let the sender fill the slots and park while the
-// reader parked on a consumer that had gone (the deadlock of raft
-// v1.7.3's netPipeline). Failing the pipeline there makes the next or
-// the waiting AppendEntries return an error, and Raft falls back to
-// its synchronous replication, which is what it does after a rejection
-// anyway. Futures that got no response complete with the failure and
-// are not delivered: Raft's decoder doesn't look at a future's error, and
-// would count one as contact with the follower (its leader lease) before
+// notices only between sends (finishCh), so a pipeline that went on
+// accepting requests would let the sender fill the slots and park while
+// the reader parked on a consumer that had gone (the deadlock of raft
+// v1.7.3's netPipeline). After such a delivered failure, AppendEntries
+// neither blocks nor fails: it returns a future that has already failed
+// with ErrPipelineRejected and is never delivered, as netPipeline's send
+// succeeds when it doesn't park. Raft's send loop then leaves at its next
+// turn, without the error it would log, and without failing a leadership
+// transfer waiting on the send; it falls back to synchronous replication,
+// as it does after a rejection anyway. After any other failure,
+// AppendEntries returns the error, since Raft's decoder is still waiting
+// and its sender must stop.
+//
+// Futures that got no response complete with the failure and are not
+// delivered: Raft's decoder doesn't look at a future's error, and would
+// count one as contact with the follower (its leader lease) before
 // seeing it isn't a success, which netPipeline lets happen. Raft learns
 // of such a failure from its next send instead, which it makes at least
 // every CommitTimeout.
@@ -61,6 +69,7 @@ type pipeline struct {
 
 	mu      sync.Mutex
 	err     error  // why the pipeline failed; set once, with closed
+	shut    bool   // Close was called
 	pending []byte // frames the writer has yet to write
 
 	wg sync.WaitGroup // the reader and the writer
@@ -111,14 +120,14 @@ func (p *pipeline) AppendEntries(args *raft.AppendEntriesRequest, resp *raft.App
 	select {
 	case p.slots <- struct{}{}:
 	case <-p.closed:
-		return nil, p.failure()
+		return p.refuse(args, resp)
 	}
 	f := &appendFuture{start: time.Now(), args: args, resp: resp}
 	f.wg.Add(1)
 	p.mu.Lock()
 	if p.err != nil {
 		p.mu.Unlock()
-		return nil, p.err
+		return p.refuse(args, resp)
 	}
 	mark := len(p.pending)
 	var err error
@@ -139,12 +148,30 @@ func (p *pipeline) AppendEntries(args *raft.AppendEntriesRequest, resp *raft.App
 	return f, nil
 }
 
+// refuse answers AppendEntries on a failed pipeline: after a delivered
+// failure, with a future that has failed; otherwise with the error.
+func (p *pipeline) refuse(args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) (raft.AppendFuture, error) {
+	p.mu.Lock()
+	err, shut := p.err, p.shut
+	p.mu.Unlock()
+	switch {
+	case shut:
+		return nil, raft.ErrPipelineShutdown
+	case err == ErrPipelineRejected:
+		return &appendFuture{start: time.Now(), args: args, resp: resp, err: err}, nil
+	}
+	return nil, err
+}
+
 // Consumer delivers the answered futures, in the order they were sent.
 func (p *pipeline) Consumer() <-chan raft.AppendFuture { return p.done }
 
 // Close fails the pipeline, closes its connection and waits for its
 // goroutines. Unanswered futures complete with raft.ErrPipelineShutdown.
 func (p *pipeline) Close() error {
+	p.mu.Lock()
+	p.shut = true
+	p.mu.Unlock()
 	p.fail(raft.ErrPipelineShutdown)
 	p.wg.Wait()
 	return nil

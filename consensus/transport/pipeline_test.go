@@ -174,10 +174,11 @@ func TestPipelineConsumerStopsReading(t *testing.T) {
 }
 
 // TestPipelineStopsAfterRejection is how Raft uses a pipeline: its
-// decoder stops reading at the first response that isn't a success, and
-// its sender learns of it only when a send fails. So after a rejection,
-// the next send (or the one waiting for a slot) must fail, with nobody
-// reading the consumer and before anyone calls Close.
+// decoder stops reading at the first response that isn't a success and
+// closes finishCh; its send loop checks finishCh only between sends. So
+// after a rejection, sends (including one waiting for a slot) must
+// return at once, with nobody reading the consumer and before anyone
+// calls Close, and the futures they return must have failed.
 func TestPipelineStopsAfterRejection(t *testing.T) {
 	const m, reject = 2, 5
 	client, _ := newTransport(t, Config{MaxInFlight: m})
@@ -196,45 +197,66 @@ func TestPipelineStopsAfterRejection(t *testing.T) {
 	}
 	defer p.Close()
 	// Raft's pipelineDecode.
-	decoded := make(chan uint64, 100)
+	finish := make(chan struct{})
+	var decoded []uint64
 	go func() {
-		defer close(decoded)
+		defer close(finish)
 		for f := range p.Consumer() {
-			decoded <- f.Request().PrevLogEntry
+			decoded = append(decoded, f.Request().PrevLogEntry)
 			if !f.Response().Success {
 				return
 			}
 		}
 	}()
-	// Raft's send loop, without the finishCh it checks between sends.
-	errc := make(chan error, 1)
+	// Raft's send loop: it sends until it sees finish.
+	var futures []raft.AppendFuture
+	sent := make(chan error, 1)
 	go func() {
 		for i := uint64(1); ; i++ {
-			if _, err := p.AppendEntries(entryReq(i), new(raft.AppendEntriesResponse)); err != nil {
-				errc <- err
+			select {
+			case <-finish:
+				sent <- nil
+				return
+			default:
+			}
+			f, err := p.AppendEntries(entryReq(i), new(raft.AppendEntriesResponse))
+			if err != nil {
+				sent <- err
 				return
 			}
+			futures = append(futures, f)
 		}
 	}()
 	select {
-	case err := <-errc:
-		if !errors.Is(err, ErrPipelineRejected) {
-			t.Fatalf("send after the rejection: %v", err)
+	case err := <-sent:
+		if err != nil {
+			t.Fatalf("a send after the rejection failed: %v", err)
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("the sender did not learn of the rejection")
+		t.Fatal("the sender did not stop after the rejection")
 	}
-	var last uint64
-	for i := range decoded {
-		if i != last+1 {
-			t.Fatalf("response %d after %d", i, last)
+	for i, id := range decoded {
+		if id != uint64(i+1) {
+			t.Fatalf("responses delivered in the order %v", decoded)
 		}
-		last = i
 	}
-	if last != reject {
-		t.Fatalf("the decoder stopped at %d, want %d", last, reject)
+	if len(decoded) != reject {
+		t.Fatalf("the decoder stopped after %d responses, want %d", len(decoded), reject)
+	}
+	within(t, 5*time.Second, "every future's Error", func() {
+		for i, f := range futures {
+			if err := f.Error(); (err == nil) != (i < reject) {
+				t.Errorf("future %d: %v", i+1, err)
+			}
+		}
+	})
+	if f, err := p.AppendEntries(entryReq(100), new(raft.AppendEntriesResponse)); err != nil || !errors.Is(f.Error(), ErrPipelineRejected) {
+		t.Fatalf("a send on the rejected pipeline: %v", err)
 	}
 	within(t, 5*time.Second, "pipeline Close", func() { p.Close() })
+	if _, err := p.AppendEntries(entryReq(101), new(raft.AppendEntriesResponse)); !errors.Is(err, raft.ErrPipelineShutdown) {
+		t.Fatalf("a send on the closed pipeline: %v", err)
+	}
 }
 
 // TestPipelineUnansweredTimesOut: a server that takes requests but never

@@ -299,6 +299,11 @@ func TestRaftCluster(t *testing.T) {
 	}
 	c.converged(want)
 	t.Logf("injected %d rejections; the leader stopped %d pipelines on one", f.trans.injected.Load(), l.trans.stats.pipelineRejected.Load())
+	// Raft's sender, racing the rejection, was not handed an error (it
+	// would log "failed to pipeline appendEntries").
+	if c.logs.contains(ErrPipelineRejected.Error()) {
+		t.Error("Raft's sender got an error from the rejected pipeline")
+	}
 
 	// A follower stops and misses entries, and leadership moves (by
 	// TimeoutNow, and a RequestVote with LeadershipTransfer set): the new
