@@ -110,6 +110,7 @@ fuzz:
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestoreSnapshot -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzOpenEntry -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./consensus/ -run '^$$' -fuzz FuzzRestore$$ -fuzztime 30s -fuzzminimizetime 3s
+	$(GO) test ./consensus/transport/ -run '^$$' -fuzz FuzzDecode -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadSnapshot -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./migrate/ -run '^$$' -fuzz FuzzReadLog -fuzztime 30s -fuzzminimizetime 3s
 	$(GO) test ./treejson/ -run '^$$' -fuzz FuzzImportTree -fuzztime 30s -fuzzminimizetime 3s
