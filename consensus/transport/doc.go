@@ -58,7 +58,7 @@
 //
 // # Pipelining and ordering
 //
-// AppendEntriesPipeline returns a pipeline with its own connection: its
+// AppendEntriesPipeline returns a pipeline on its own connection: its
 // AppendEntries encodes the request into a pending buffer and returns a
 // future; a writer goroutine writes whatever is pending in one write; a
 // reader goroutine decodes the responses, in order, and delivers the
@@ -68,8 +68,10 @@
 //
 // The serving side decodes the next request of a connection while the
 // previous one is being processed, and writes the responses in request
-// order, batching those that are ready together. Other RPCs use pooled
-// connections, one RPC at a time.
+// order, batching those that are ready together. The other RPCs, and
+// AppendEntries outside a pipeline, use pooled connections (at most
+// MaxPool idle per peer), one RPC at a time; InstallSnapshot, like each
+// pipeline, dials a connection of its own.
 //
 // Raft's log entries keep their Data: a received AppendEntries' body is
 // never reused, its byte strings are sub-slices of it. Buffers that are
