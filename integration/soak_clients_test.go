@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-zookeeper/zk"
 
+	"github.com/zkraft/zkraft/internal/linearizable"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -67,7 +68,7 @@ func (e *ephClient) create() bool {
 func (s *soak) ephCheck(e *ephClient) {
 	t0 := time.Now()
 	ok, st, err := e.c.Exists(e.path)
-	code, _ := codeOf(err)
+	code, _ := linearizable.CodeOf(err)
 	s.countOp("eph-check", code, time.Since(t0))
 	sid, _, held := e.current()
 	switch {
@@ -121,7 +122,7 @@ func (s *soak) startWatcher(i int) *watchClient {
 		for !s.stopped() {
 			t0 := time.Now()
 			_, st, ch, err := w.c.GetW(path)
-			code, _ := codeOf(err)
+			code, _ := linearizable.CodeOf(err)
 			s.countOp("watch-rearm", code, time.Since(t0))
 			if err != nil {
 				time.Sleep(50 * time.Millisecond) // reconnecting; retry pace

@@ -9,6 +9,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkraft/zkraft/internal/linearizable"
 )
 
 // The soak's linearizability check. An hour of history is too much for
@@ -38,7 +40,7 @@ type linTotals struct {
 // linSeg is one segment's history and the clients recording into it.
 type linSeg struct {
 	index  int
-	h      *history
+	h      *linearizable.History
 	prefix []porcupine.Operation // init operations and operations carried over
 	stop   chan struct{}
 	wg     sync.WaitGroup
@@ -55,16 +57,16 @@ type linClients struct {
 
 var soakLinCheckTimeout = 2 * time.Minute
 
-// soakLinModel is the register model of linearizability_test.go plus the
+// soakLinModel is the register model of package linearizable plus the
 // segment's init operation, which sets the register to a read state.
 var soakLinModel = func() porcupine.NondeterministicModel {
-	m := linModel
+	m := linearizable.Model
 	m.Step = func(s, in, out interface{}) []interface{} {
-		i, o := in.(linInput), out.(linOutput)
-		if i.op == "init" {
-			return []interface{}{register{exists: o.code == "ok", value: o.value, version: o.version}}
+		i, o := in.(linearizable.Input), out.(linearizable.Output)
+		if i.Op == "init" {
+			return []interface{}{linearizable.Register{Exists: o.Code == "ok", Value: o.Value, Version: o.Version}}
 		}
-		return linStep(s.(register), i, o)
+		return linearizable.Step(s.(linearizable.Register), i, o)
 	}
 	return m
 }()
@@ -76,7 +78,7 @@ func (s *soak) startLin() *linSeg {
 	}
 	var prefix []porcupine.Operation
 	for _, k := range lc.keys {
-		prefix = append(prefix, initOp(k, linOutput{code: "nonode"}))
+		prefix = append(prefix, initOp(k, linearizable.Output{Code: "nonode"}))
 	}
 	for i := 0; i < soakLinClients; i++ {
 		lc.conns = append(lc.conns, s.connect())
@@ -87,12 +89,12 @@ func (s *soak) startLin() *linSeg {
 	return s.startSeg(0, prefix)
 }
 
-func initOp(key string, state linOutput) porcupine.Operation {
-	return porcupine.Operation{ClientId: -1, Input: linInput{op: "init", key: key}, Output: state, Call: -2, Return: -1}
+func initOp(key string, state linearizable.Output) porcupine.Operation {
+	return porcupine.Operation{ClientId: -1, Input: linearizable.Input{Op: "init", Key: key}, Output: state, Call: -2, Return: -1}
 }
 
 func (s *soak) startSeg(index int, prefix []porcupine.Operation) *linSeg {
-	seg := &linSeg{index: index, h: &history{start: time.Now()}, prefix: prefix, stop: make(chan struct{})}
+	seg := &linSeg{index: index, h: linearizable.NewHistory(), prefix: prefix, stop: make(chan struct{})}
 	for i := range s.linClients.conns {
 		seg.wg.Add(1)
 		go func(i int) {
@@ -115,37 +117,19 @@ func (s *soak) linClient(seg *linSeg, i int) {
 		default:
 		}
 		key := lc.keys[rng.Intn(len(lc.keys))]
-		in := linInput{key: key, value: fmt.Sprintf("c%d-s%d-%d", i, seg.index, n), version: -1}
+		in := linearizable.Input{Key: key, Value: fmt.Sprintf("c%d-s%d-%d", i, seg.index, n), Version: -1}
 		if v, ok := known[key]; ok && rng.Intn(3) > 0 {
-			in.version = v
+			in.Version = v
 		}
-		call, t0 := seg.h.now(), time.Now()
-		out, ok := linStepOn(c, rng, &in, known)
+		call, t0 := seg.h.Now(), time.Now()
+		out, ok := linearizable.StepOn(c, rng, &in, known)
 		if !ok {
 			s.ops["lin-get"].failed.Add(1)
 			continue // a read that did not happen is not recorded
 		}
-		s.countOp("lin-"+in.op, out.code, time.Since(t0))
-		seg.h.add(id, in, call, out)
+		s.countOp("lin-"+in.Op, out.Code, time.Since(t0))
+		seg.h.Add(id, in, call, out)
 	}
-}
-
-// linRead is sync then get; ok is false when either failed without a
-// definite answer.
-func linRead(c *zk.Conn, key string, out *linOutput) (*zk.Stat, bool) {
-	if _, err := c.Sync(key); err != nil {
-		return nil, false
-	}
-	data, st, err := c.Get(key)
-	code, definite := codeOf(err)
-	if !definite {
-		return nil, false
-	}
-	out.code = code
-	if err == nil {
-		out.value, out.version = string(data), st.Version
-	}
-	return st, true
 }
 
 // countOp records a client operation's outcome and latency.
@@ -179,22 +163,20 @@ func (s *soak) cutLin(seg *linSeg, period int) *linSeg {
 	var prefix []porcupine.Operation
 	startKnown := true
 	for _, key := range s.linClients.keys {
-		call := seg.h.now()
+		call := seg.h.Now()
 		out, ok := s.cutRead(key)
 		if !ok {
 			s.found.add("segment %d: no definite read of %s within 30s of a healthy ensemble", seg.index, key)
 			startKnown = false
 			break
 		}
-		seg.h.add(-1, linInput{op: "get", key: key}, call, out)
+		seg.h.Add(-1, linearizable.Input{Op: "get", Key: key}, call, out)
 		prefix = append(prefix, initOp(key, out))
 	}
-	seg.h.mu.Lock() // a client that hung past stopLin may still add to it
-	recorded := append([]porcupine.Operation(nil), seg.h.ops...)
-	seg.h.mu.Unlock()
+	recorded := seg.h.Ops() // a client that hung past stopLin may still add to it
 	ops := append(append([]porcupine.Operation(nil), seg.prefix...), recorded...)
 	for _, op := range recorded {
-		if op.Output.(linOutput).code == "unknown" {
+		if op.Output.(linearizable.Output).Code == linearizable.Unknown {
 			op.Call, op.Return = 0, 1<<62
 			prefix = append(prefix, op)
 			s.lin.carried++
@@ -213,16 +195,16 @@ func (s *soak) cutLin(seg *linSeg, period int) *linSeg {
 }
 
 // cutRead reads a key with sync then get, retrying until a definite answer.
-func (s *soak) cutRead(key string) (linOutput, bool) {
+func (s *soak) cutRead(key string) (linearizable.Output, bool) {
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
-		var out linOutput
-		if _, ok := linRead(s.linClients.checker, key, &out); ok {
+		var out linearizable.Output
+		if _, ok := linearizable.Read(s.linClients.checker, key, &out); ok {
 			return out, true
 		}
 		time.Sleep(50 * time.Millisecond) // the checker's session is reconnecting; retry pace
 	}
-	return linOutput{}, false
+	return linearizable.Output{}, false
 }
 
 func (s *soak) checkSeg(index, period int, ops []porcupine.Operation) {
@@ -233,7 +215,7 @@ func (s *soak) checkSeg(index, period int, ops []porcupine.Operation) {
 	s.lin.ops += len(ops)
 	s.lin.maxCheck = max(s.lin.maxCheck, took)
 	for _, op := range ops {
-		if op.Output.(linOutput).code == "unknown" {
+		if op.Output.(linearizable.Output).Code == linearizable.Unknown {
 			s.lin.unknownOps++
 		}
 	}

@@ -6,6 +6,8 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/internal/linearizable"
 )
 
 // Unit tests of the soak's checkers, cheap enough for every `make test`
@@ -16,20 +18,24 @@ import (
 // of unknown outcome may take effect in the segment or not at all.
 func TestSoakSegmentModel(t *testing.T) {
 	m := soakLinModel.ToModel()
+	type (
+		linInput  = linearizable.Input
+		linOutput = linearizable.Output
+	)
 	op := func(in linInput, call int64, out linOutput, ret int64) porcupine.Operation {
 		return porcupine.Operation{ClientId: 0, Input: in, Call: call, Output: out, Return: ret}
 	}
-	start := initOp("/k", linOutput{code: "ok", value: "v3", version: 3})
+	start := initOp("/k", linOutput{Code: "ok", Value: "v3", Version: 3})
 	read := func(value string, version int32) porcupine.Operation {
-		return op(linInput{op: "get", key: "/k"}, 10, linOutput{code: "ok", value: value, version: version}, 11)
+		return op(linInput{Op: "get", Key: "/k"}, 10, linOutput{Code: "ok", Value: value, Version: version}, 11)
 	}
 	require.Equal(t, porcupine.Ok, porcupine.CheckOperationsTimeout(m, []porcupine.Operation{start, read("v3", 3)}, time.Second))
 	require.Equal(t, porcupine.Illegal, porcupine.CheckOperationsTimeout(m, []porcupine.Operation{start, read("v2", 2)}, time.Second),
 		"a read of a state older than the segment's start")
-	absent := initOp("/k", linOutput{code: "nonode"})
+	absent := initOp("/k", linOutput{Code: "nonode"})
 	require.Equal(t, porcupine.Illegal, porcupine.CheckOperationsTimeout(m, []porcupine.Operation{absent, read("v3", 3)}, time.Second))
 
-	carried := op(linInput{op: "set", key: "/k", value: "late", version: 3}, 0, linOutput{code: "unknown"}, 1<<62)
+	carried := op(linInput{Op: "set", Key: "/k", Value: "late", Version: 3}, 0, linOutput{Code: linearizable.Unknown}, 1<<62)
 	for _, h := range [][]porcupine.Operation{
 		{start, carried, read("late", 4)}, // it took effect in this segment
 		{start, carried, read("v3", 3)},   // or not (yet)
@@ -37,7 +43,7 @@ func TestSoakSegmentModel(t *testing.T) {
 		require.Equal(t, porcupine.Ok, porcupine.CheckOperationsTimeout(m, h, time.Second))
 	}
 	// Init operations of different keys do not interfere.
-	other := initOp("/j", linOutput{code: "nonode"})
+	other := initOp("/j", linOutput{Code: "nonode"})
 	require.Equal(t, porcupine.Ok, porcupine.CheckOperationsTimeout(m, []porcupine.Operation{start, other, read("v3", 3)}, time.Second))
 }
 

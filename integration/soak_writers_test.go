@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+
+	"github.com/zkraft/zkraft/internal/linearizable"
 )
 
 // The no-lost-acknowledged-write check. Each writer creates znodes with
@@ -51,7 +53,7 @@ func (s *soak) startWriter(i int) *writer {
 			t0 := time.Now()
 			if rng.Intn(10) < 7 {
 				_, err := w.c.Create(w.dir()+"/"+childName(n), []byte(strconv.FormatInt(n, 10)), 0, openACL)
-				code, _ := codeOf(err)
+				code, _ := linearizable.CodeOf(err)
 				s.countOp("writer-create", code, time.Since(t0))
 				if err == nil {
 					w.mu.Lock()
@@ -60,7 +62,7 @@ func (s *soak) startWriter(i int) *writer {
 				}
 			} else {
 				_, err := w.c.Set(w.counter(), []byte(strconv.FormatInt(n, 10)), -1)
-				code, _ := codeOf(err)
+				code, _ := linearizable.CodeOf(err)
 				s.countOp("writer-set", code, time.Since(t0))
 				if err == nil {
 					w.mu.Lock()
@@ -227,7 +229,7 @@ func retry[T any](f func() (T, error)) (T, error) {
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		v, err := f()
-		if _, definite := codeOf(err); definite || time.Now().After(deadline) {
+		if _, definite := linearizable.CodeOf(err); definite || time.Now().After(deadline) {
 			return v, err
 		}
 		time.Sleep(50 * time.Millisecond) // the session is reconnecting; retry pace
