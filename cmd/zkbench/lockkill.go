@@ -127,11 +127,17 @@ func (z *zkservers) restart(i int) error {
 	if err != nil {
 		return err
 	}
-	// Keep the killed process's log: startProc starts a fresh one.
+	return z.rerun(i, cfg)
+}
+
+// rerun starts zkserver i again on cfg, in its directory. The old
+// process's log is kept as zkserver.log.PID: startProc starts a fresh one.
+func (z *zkservers) rerun(i int, cfg []byte) error {
+	old := z.procs[i]
 	if err := os.Rename(old.logPath, fmt.Sprintf("%s.%d", old.logPath, old.cmd.Process.Pid)); err != nil {
 		return err
 	}
-	p, err := startProc(z.bin, dir, cfg, true)
+	p, err := startProc(z.bin, filepath.Dir(old.logPath), cfg, true)
 	if err != nil {
 		return err
 	}

@@ -195,17 +195,7 @@ func (z *zkservers) moveData(i int, dataDir string) error {
 	if err := moveTree(configValue(cfg, "dataDir"), dataDir); err != nil {
 		return err
 	}
-	cfg = setConfig(cfg, map[string]string{"dataDir": dataDir})
-	if err := os.Rename(old.logPath, fmt.Sprintf("%s.%d", old.logPath, old.cmd.Process.Pid)); err != nil {
-		return err
-	}
-	p, err := startProc(z.bin, dir, cfg, true)
-	if err != nil {
-		return err
-	}
-	p.addr = old.addr
-	z.procs[i] = p
-	return nil
+	return z.rerun(i, setConfig(cfg, map[string]string{"dataDir": dataDir}))
 }
 
 // zkserverName is the target name of shape sh: zkserver, zkserver3,
