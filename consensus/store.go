@@ -218,8 +218,10 @@ func openWAL(dir string, afterFull bool, logger hclog.Logger, log *slog.Logger) 
 		log.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
 			"bytes", torn.bytes, "uncommitted_entries", torn.entries)
 	}
-	// raft-wal v0.4.0's Close leaves its metadata database open (and
-	// locked), so the WAL gets one it does not own and both are closed here.
+	// raft-wal v0.4.0's Close left its metadata database open (and
+	// locked); v0.4.1's closes it. The WAL gets one it does not own, closed
+	// here as well (a second Close does nothing), so that a failed open
+	// releases it too.
 	meta := &metadb.BoltMetaDB{}
 	defer func() {
 		if p := recover(); p != nil {

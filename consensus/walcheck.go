@@ -174,8 +174,13 @@ func checkSegment(dir string, info types.SegmentInfo, failedOK, tail bool, sumFr
 			return fail(s.badAt, 0, "%s", s.badWhy)
 		case !s.sealed || s.uncommit > 0:
 			return fail(s.end, 0, "sealed segment ends before its index frame")
-		case last != info.MaxIndex:
+		case last < info.MaxIndex:
 			return fail(s.end, 0, "holds entries up to %d, wal-meta.db says %d", last, info.MaxIndex)
+		case last > info.MaxIndex:
+			// Raft dropped a conflicting suffix: raft-wal seals the segment
+			// where it got to and records where the log now ends in it.
+			rep.Summary = fmt.Sprintf("entries %d-%d (%d-%d dropped), sealed", first, info.MaxIndex, info.MaxIndex+1, last)
+			return rep, nil, nil
 		}
 		rep.Summary += ", sealed"
 		return rep, nil, nil

@@ -12,7 +12,7 @@ import (
 	wal "github.com/hashicorp/raft-wal"
 )
 
-// This file reads raft-wal v0.4.0 segment files on its own, to check what
+// This file reads raft-wal v0.4 segment files on its own, to check what
 // raft-wal itself does not: raft-wal checks a CRC only over the last
 // batch of its newest segment when it opens, reads sealed segments through
 // their index unchecked, and panics or silently stops at some framing
