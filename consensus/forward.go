@@ -211,46 +211,6 @@ func (fs *forwardServer) handle(nc net.Conn, asks <-chan []byte) {
 	}
 }
 
-func (fs *forwardServer) writeReplies(nc net.Conn, replies <-chan fwdReply, asks <-chan []byte) {
-	for {
-		var r fwdReply
-		select {
-		case ask := <-asks:
-			nc.SetWriteDeadline(time.Now().Add(fs.n.linkTime))
-			if _, err := nc.Write(ask); err != nil {
-				nc.Close()
-			}
-			continue
-		case reply, ok := <-replies:
-			if !ok {
-				return
-			}
-			r = reply
-		}
-		var e wire.Encoder
-		if r.reconfig != nil {
-			o := <-r.reconfig
-			e.Int(fwdReconfigDone)
-			e.Long(int64(r.seq))
-			e.Int(o.code)
-			e.Long(o.zxid)
-		} else if r.sync {
-			e.Int(fwdSyncDone)
-			e.Long(int64(r.seq))
-			e.Int(r.code)
-			e.Long(int64(r.index))
-		} else {
-			e.Int(fwdResult)
-			e.Long(int64(r.seq))
-			e.Int(resultCode(r))
-		}
-		nc.SetWriteDeadline(time.Now().Add(fs.n.linkTime))
-		if _, err := nc.Write(frameBytes(e.Bytes())); err != nil {
-			nc.Close()
-		}
-	}
-}
-
 // logStall says why a follower's connection was closed when it stalled.
 func (fs *forwardServer) logStall(nc net.Conn, err error) {
 	var ne net.Error
