@@ -9,7 +9,6 @@ import (
 
 	"github.com/hashicorp/raft"
 
-	"github.com/zkraft/zkraft/consensus/transport"
 	"github.com/zkraft/zkraft/internal/acceptretry"
 )
 
@@ -152,16 +151,25 @@ func (s *connSet) closeAll() {
 // pipelined replication, requests and answers batched into few writes,
 // and a hand-written encoding instead of NetworkTransport's reflective
 // msgpack (whose v1.7.3 pipeline could also deadlock after a rejected
-// AppendEntries, so it ran one RPC at a time).
+// AppendEntries, so it ran one RPC at a time). It speaks NetworkTransport's
+// protocol too, with servers of older versions (peercompat.go); legacyOnly
+// speaks nothing else, as those servers do (for tests).
 // firstByte bounds the wait for an accepted connection's first byte.
 // Failed accepts are waited out by the listener (acceptretry), which logs
 // one line per episode to log; Raft's own accept loop would retry them
 // too, but log an error for each retry.
-func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.Duration, log *slog.Logger) (raft.Transport, error) {
+func newRaftTransport(nw Network, addr string, rc *raft.Config, firstByte time.Duration, log *slog.Logger, legacyOnly bool) (raft.Transport, error) {
 	ln, err := nw.Listen(addr)
 	if err != nil {
 		return nil, err
 	}
 	stream := &streamLayer{Listener: acceptretry.Wrap(ln, log, "raft (peer) port"), nw: nw, firstByte: firstByte}
-	return transport.New(stream, transport.Config{Timeout: 10 * time.Second, MaxPool: 3, Logger: rc.Logger}), nil
+	if legacyOnly {
+		return raft.NewNetworkTransportWithConfig(&raft.NetworkTransportConfig{
+			Stream: stream, MaxPool: 3, Timeout: peerTimeout, Logger: rc.Logger, MaxRPCsInFlight: 1}), nil
+	}
+	return newDualTransport(stream, rc, peerTimeout), nil
 }
+
+// peerTimeout is the I/O deadline of one Raft RPC.
+const peerTimeout = 10 * time.Second

@@ -78,6 +78,10 @@ type Config struct {
 	SnapshotThreshold int
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
+	// legacyPeerProtocol makes the node speak only hashicorp/raft's
+	// NetworkTransport protocol on the peer port, as servers before
+	// consensus/transport did (tests of a rolling upgrade).
+	legacyPeerProtocol bool
 	// MembershipTime is the mtime (ms) of /zookeeper/config when an
 	// ensemble member installs its configured membership there.
 	MembershipTime int64
@@ -372,7 +376,7 @@ func (n *Node) setupTransport(cfg Config, rc *raft.Config) (raft.Configuration, 
 	if self == nil {
 		return conf, fmt.Errorf("server %s is not among the ensemble's servers", rc.LocalID)
 	}
-	trans, err := newRaftTransport(n.network, self.RaftAddr, rc, n.linkTime, n.log)
+	trans, err := newRaftTransport(n.network, self.RaftAddr, rc, n.linkTime, n.log, cfg.legacyPeerProtocol)
 	if err != nil {
 		return conf, fmt.Errorf("listen on peer address %s: %w", self.RaftAddr, err)
 	}

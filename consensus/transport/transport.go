@@ -49,9 +49,17 @@ type Config struct {
 	// Logger logs connection failures (default: hclog's default logger,
 	// named "raft-transport").
 	Logger hclog.Logger
+	// Consumer, when set, is the channel Consumer returns, so that RPCs
+	// served by another transport (an older protocol's, during a rolling
+	// upgrade) can reach Raft on the same channel. It must be unbuffered
+	// or drained by Raft alone.
+	Consumer chan raft.RPC
 }
 
 func (c Config) withDefaults() Config {
+	if c.Consumer == nil {
+		c.Consumer = make(chan raft.RPC)
+	}
 	if c.Timeout <= 0 {
 		c.Timeout = DefaultTimeout
 	}
@@ -122,7 +130,7 @@ func New(stream raft.StreamLayer, cfg Config) *Transport {
 		stream:    stream,
 		cfg:       cfg,
 		log:       cfg.Logger,
-		consumeCh: make(chan raft.RPC),
+		consumeCh: cfg.Consumer,
 		shutdown:  make(chan struct{}),
 		pool:      make(map[raft.ServerAddress][]*clientConn),
 		conns:     make(map[*clientConn]struct{}),
