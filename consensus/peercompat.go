@@ -133,14 +133,21 @@ func (d *dualTransport) fellBack(target raft.ServerAddress, err error) bool {
 	return true
 }
 
-func (d *dualTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
+// call sends an RPC the new way, unless target is known to be an older
+// server, and the old way when the new one found it is.
+func (d *dualTransport) call(target raft.ServerAddress, fast, old func() error) error {
 	if !d.old(target) {
-		err := d.Transport.AppendEntries(id, target, args, resp)
+		err := fast()
 		if !d.fellBack(target, err) {
 			return err
 		}
 	}
-	return d.legacy.AppendEntries(id, target, args, resp)
+	return old()
+}
+
+func (d *dualTransport) AppendEntries(id raft.ServerID, target raft.ServerAddress, args *raft.AppendEntriesRequest, resp *raft.AppendEntriesResponse) error {
+	return d.call(target, func() error { return d.Transport.AppendEntries(id, target, args, resp) },
+		func() error { return d.legacy.AppendEntries(id, target, args, resp) })
 }
 
 func (d *dualTransport) AppendEntriesPipeline(id raft.ServerID, target raft.ServerAddress) (raft.AppendPipeline, error) {
@@ -151,33 +158,18 @@ func (d *dualTransport) AppendEntriesPipeline(id raft.ServerID, target raft.Serv
 }
 
 func (d *dualTransport) RequestVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestVoteRequest, resp *raft.RequestVoteResponse) error {
-	if !d.old(target) {
-		err := d.Transport.RequestVote(id, target, args, resp)
-		if !d.fellBack(target, err) {
-			return err
-		}
-	}
-	return d.legacy.RequestVote(id, target, args, resp)
+	return d.call(target, func() error { return d.Transport.RequestVote(id, target, args, resp) },
+		func() error { return d.legacy.RequestVote(id, target, args, resp) })
 }
 
 func (d *dualTransport) RequestPreVote(id raft.ServerID, target raft.ServerAddress, args *raft.RequestPreVoteRequest, resp *raft.RequestPreVoteResponse) error {
-	if !d.old(target) {
-		err := d.Transport.RequestPreVote(id, target, args, resp)
-		if !d.fellBack(target, err) {
-			return err
-		}
-	}
-	return d.legacy.RequestPreVote(id, target, args, resp)
+	return d.call(target, func() error { return d.Transport.RequestPreVote(id, target, args, resp) },
+		func() error { return d.legacy.RequestPreVote(id, target, args, resp) })
 }
 
 func (d *dualTransport) TimeoutNow(id raft.ServerID, target raft.ServerAddress, args *raft.TimeoutNowRequest, resp *raft.TimeoutNowResponse) error {
-	if !d.old(target) {
-		err := d.Transport.TimeoutNow(id, target, args, resp)
-		if !d.fellBack(target, err) {
-			return err
-		}
-	}
-	return d.legacy.TimeoutNow(id, target, args, resp)
+	return d.call(target, func() error { return d.Transport.TimeoutNow(id, target, args, resp) },
+		func() error { return d.legacy.TimeoutNow(id, target, args, resp) })
 }
 
 // InstallSnapshot is not sent again the old way when the new one fails:
