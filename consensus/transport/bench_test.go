@@ -31,27 +31,13 @@ func benchTransport(b *testing.B, kind string) raft.Transport {
 // benchResponder answers AppendEntries as Raft does, with a new
 // response each.
 func benchResponder(b *testing.B, tr raft.Transport) {
-	stop := make(chan struct{})
-	done := make(chan struct{})
-	b.Cleanup(func() {
-		close(stop)
-		<-done
+	responder(b, tr, func(rpc raft.RPC) {
+		req := rpc.Command.(*raft.AppendEntriesRequest)
+		rpc.Respond(&raft.AppendEntriesResponse{
+			RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("follower"), Addr: []byte("127.0.0.1:2")},
+			Term:      req.Term, LastLog: req.PrevLogEntry + 1, Success: true,
+		}, nil)
 	})
-	go func() {
-		defer close(done)
-		for {
-			select {
-			case rpc := <-tr.Consumer():
-				req := rpc.Command.(*raft.AppendEntriesRequest)
-				rpc.Respond(&raft.AppendEntriesResponse{
-					RPCHeader: raft.RPCHeader{ProtocolVersion: raft.ProtocolVersionMax, ID: []byte("follower"), Addr: []byte("127.0.0.1:2")},
-					Term:      req.Term, LastLog: req.PrevLogEntry + 1, Success: true,
-				}, nil)
-			case <-stop:
-				return
-			}
-		}
-	}()
 }
 
 // reportCPU reports the process's CPU time per operation since start,

@@ -188,7 +188,7 @@ func within(t testing.TB, d time.Duration, what string, f func()) {
 
 // responder answers every RPC on tr's consumer with answer, until the
 // test ends.
-func responder(t testing.TB, tr *Transport, answer func(rpc raft.RPC)) {
+func responder(t testing.TB, tr raft.Transport, answer func(rpc raft.RPC)) {
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	t.Cleanup(func() {
