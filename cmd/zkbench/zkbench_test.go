@@ -83,10 +83,11 @@ func TestEveryOpAgainstZkraft(t *testing.T) {
 	}
 }
 
-func TestCompareJSON(t *testing.T) {
+// runJSON runs zkbench with args (which ask for -json) and decodes its
+// report.
+func runJSON(t *testing.T, args ...string) jsonReport {
+	t.Helper()
 	var stdout, stderr bytes.Buffer
-	args := []string{"-compare", "zkraft,zkraft", "-op", "mix", "-mix", "50", "-sessions", "2",
-		"-keys", "10", "-warmup", "0s", "-duration", "100ms", "-rounds", "2", "-json"}
 	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
 		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
 	}
@@ -94,6 +95,12 @@ func TestCompareJSON(t *testing.T) {
 	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
 	}
+	return doc
+}
+
+func TestCompareJSON(t *testing.T) {
+	doc := runJSON(t, "-compare", "zkraft,zkraft", "-op", "mix", "-mix", "50", "-sessions", "2",
+		"-keys", "10", "-warmup", "0s", "-duration", "100ms", "-rounds", "2", "-json")
 	var order []string
 	for _, r := range doc.Rounds {
 		order = append(order, r.Target)
@@ -127,16 +134,9 @@ func TestCompareText(t *testing.T) {
 }
 
 func TestCompareThreeTargets(t *testing.T) {
-	var stdout, stderr bytes.Buffer
 	args := []string{"-compare", "zkraft;zkraft;zkraft", "-op", "set", "-sessions", "1", "-keys", "5",
 		"-warmup", "0s", "-duration", "50ms", "-rounds", "2", "-json"}
-	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
-		t.Fatalf("exit %d, stderr:\n%s", code, stderr.String())
-	}
-	var doc jsonReport
-	if err := json.Unmarshal(stdout.Bytes(), &doc); err != nil {
-		t.Fatalf("output is not JSON: %v\n%s", err, stdout.String())
-	}
+	doc := runJSON(t, args...)
 	var order []string
 	for _, r := range doc.Rounds {
 		order = append(order, r.Target)
@@ -148,7 +148,7 @@ func TestCompareThreeTargets(t *testing.T) {
 		t.Errorf("summary %+v: want C's median and A/C in more", doc.Summary)
 	}
 
-	stdout.Reset()
+	var stdout, stderr bytes.Buffer
 	args = args[:len(args)-1] // text
 	args[len(args)-1] = "1"
 	if code := realMain(context.Background(), args, &stdout, &stderr); code != 0 {
