@@ -298,7 +298,7 @@ func (t *noticeTransport) AppendEntries(id raft.ServerID, target raft.ServerAddr
 // majority holds on disk.
 func (t *noticeTransport) capCommit(args *raft.AppendEntriesRequest) {
 	if t.quorum != nil {
-		args.LeaderCommitIndex = min(args.LeaderCommitIndex, t.quorum.safe())
+		args.LeaderCommitIndex = t.quorum.capCommit(args.LeaderCommitIndex)
 	}
 }
 

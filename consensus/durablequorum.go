@@ -143,6 +143,17 @@ func (q *durableQuorum) safe() uint64 {
 	return max(q.local(), q.majorityLocked())
 }
 
+// capCommit is commit lowered to what may be acted on (safe). While the
+// local log keeps up, as it mostly does, that is commit itself, found
+// without the lock or Raft's configuration: every AppendEntries the
+// leader sends asks.
+func (q *durableQuorum) capCommit(commit uint64) uint64 {
+	if q.local() >= commit {
+		return commit
+	}
+	return min(commit, q.safe())
+}
+
 // wait blocks until the committed entry index may be applied here, and
 // reports whether it may (false once the node is closing).
 func (q *durableQuorum) wait(index uint64) bool {

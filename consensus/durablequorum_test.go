@@ -63,6 +63,9 @@ func TestDurableQuorumCountsAnyMajority(t *testing.T) {
 	require.Equal(t, uint64(4), f.q.safe(), "a refusal or a failed call takes away no stored copy")
 	f.q.replicated("3", &raft.AppendEntriesRequest{Term: 1, PrevLogEntry: 7}, &raft.AppendEntriesResponse{Success: true}, nil)
 	require.Equal(t, uint64(5), f.q.safe(), "an accepted AppendEntries with no entries vouches for its PrevLogEntry")
+	require.Equal(t, uint64(5), f.q.capCommit(9), "a commit index beyond the majority's copies is lowered")
+	f.local.Store(9)
+	require.Equal(t, uint64(9), f.q.capCommit(9), "one the local log holds passes (Raft's commitment does the rest)")
 }
 
 func TestDurableQuorumCountsVotersOnly(t *testing.T) {
