@@ -180,11 +180,13 @@ func (n *Node) watchLeader() (stop func()) {
 	go func() {
 		defer close(done)
 		n.fwdCli.connect() // a leader elected before the observer was registered
+		n.syncInBackground()
 		for o := range ch {
 			if o.Data.(raft.LeaderObservation).LeaderID == "" {
 				continue
 			}
 			n.leaderKnown.notify()
+			n.syncInBackground()
 			n.timeouts.settled()
 			if !n.leading() {
 				n.fwdCli.connect()

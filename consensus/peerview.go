@@ -8,13 +8,13 @@ func (n *Node) PeerReachable(id int64) bool {
 }
 
 // SyncedThisTerm reports, without waiting, whether this node has caught
-// up with its leader in the current term: a handshake's AwaitSynced
-// succeeded in it, or everything this node knows to be committed is
-// applied. It is what ZAB calls the end of synchronisation, for views
-// (zabstate); AwaitSynced is the call that waits for it.
+// up with its leader in the current term: it has applied every entry the
+// leader had when this node first asked it in the term (AwaitSynced, run
+// by a client's handshake or in the background once a leader is known).
+// It is what ZAB calls the end of synchronisation, for views (zabstate)
+// and for srvr's "not currently serving". A restarted follower's applied
+// index may equal the commit index it knows while both are still far
+// behind the leader's, so that comparison is not enough.
 func (n *Node) SyncedThisTerm() bool {
-	if n.epochSync.term.Load() >= n.raft.CurrentTerm() {
-		return true
-	}
-	return n.HasLeader() && n.raft.AppliedIndex() >= n.raft.CommitIndex()
+	return n.HasLeader() && n.epochSync.term.Load() >= n.raft.CurrentTerm()
 }

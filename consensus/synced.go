@@ -22,8 +22,74 @@ import (
 // twice, leaving an orphan node that blocks a lock's line for the rest of
 // the session). AwaitSynced closes the gap for handshakes.
 type epochSync struct {
-	mu   sync.Mutex    // one synchronisation at a time
-	term atomic.Uint64 // the last term synchronised in; 0 before the first
+	// turn lets one synchronisation run at a time; a caller waits for it
+	// only as long as its context allows (see lock).
+	turn     chan struct{}
+	makeTurn sync.Once
+	term     atomic.Uint64 // the last term synchronised in; 0 before the first
+	// background is set while syncInBackground's goroutine runs.
+	background atomic.Bool
+}
+
+// lock waits for the turn to synchronise, or for ctx to end (false): a
+// handshake must not wait beyond its own deadline behind the background
+// synchronisation, which may wait for a lagging FSM for much longer.
+func (e *epochSync) lock(ctx context.Context) bool {
+	e.makeTurn.Do(func() { e.turn = make(chan struct{}, 1) })
+	select {
+	case e.turn <- struct{}{}:
+		return true
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func (e *epochSync) unlock() { <-e.turn }
+
+// syncAttemptTimeout bounds one background synchronisation: the leader's
+// answer and the wait for its entries. A follower still catching up when
+// it passes asks the leader again, for a newer index.
+const syncAttemptTimeout = 10 * time.Second
+
+// syncInBackground synchronises with the current leader unless that is
+// done or under way, so that SyncedThisTerm turns true without a client's
+// handshake asking for it: srvr, mntr and the AdminServer answer "not
+// currently serving" until it does. Called whenever a leader becomes
+// known (watchLeader).
+func (n *Node) syncInBackground() {
+	if !n.epochSync.background.CompareAndSwap(false, true) {
+		return
+	}
+	n.background.Add(1)
+	go func() {
+		defer n.background.Done()
+		for {
+			n.syncWhileBehind()
+			n.epochSync.background.Store(false)
+			// A leader that became known after the last check found the
+			// flag still set and left the work to this goroutine.
+			if !n.behindLeader() || !n.epochSync.background.CompareAndSwap(false, true) {
+				return
+			}
+		}
+	}()
+}
+
+// behindLeader reports whether this node runs, knows a leader and has not
+// synchronised with it in the current term.
+func (n *Node) behindLeader() bool {
+	return n.running() == nil && n.HasLeader() && n.epochSync.term.Load() < n.raft.CurrentTerm()
+}
+
+func (n *Node) syncWhileBehind() {
+	for n.behindLeader() {
+		ctx, cancel := context.WithTimeout(context.Background(), syncAttemptTimeout)
+		ok := n.AwaitSynced(ctx)
+		cancel()
+		if !ok {
+			time.Sleep(heldPollInterval) // the leader did not answer: ask again shortly
+		}
+	}
 }
 
 // AwaitSynced waits until this node has applied every entry its leader
@@ -36,8 +102,10 @@ func (n *Node) AwaitSynced(ctx context.Context) bool {
 	if n.epochSync.term.Load() >= term {
 		return true
 	}
-	n.epochSync.mu.Lock()
-	defer n.epochSync.mu.Unlock()
+	if !n.epochSync.lock(ctx) {
+		return false // another synchronisation outlasted ctx
+	}
+	defer n.epochSync.unlock()
 	if n.epochSync.term.Load() >= term {
 		return true // another handshake synchronised meanwhile
 	}

@@ -72,3 +72,38 @@ func TestAwaitSyncedWaitsForTheNewEpoch(t *testing.T) {
 	f.Read(func(st *State) { found = st.Tree.Exists("/late") })
 	require.True(t, found, "once synchronised, the follower's state has the entry")
 }
+
+// TestSyncedThisTermWithoutAHandshake: no client asks, yet a follower
+// that is behind in a new term is not synchronised while its applies are
+// held back, and becomes synchronised by itself once they run (srvr and
+// mntr answer "not currently serving" until then).
+func TestSyncedThisTermWithoutAHandshake(t *testing.T) {
+	gate := &applyGate{release: make(chan struct{})}
+	const lagging = 2
+	nodes, _ := startEnsembleWith(t, 3, func(c *Config) {
+		c.Tree = datatree.Config{ExtendedTypesEnabled: true}
+		if c.ServerID == lagging {
+			c.Hook = gate.hook
+		}
+	})
+	t.Cleanup(gate.open)
+	waitAllKnowLeader(t, nodes)
+	if leaderOf(nodes) == lagging-1 {
+		require.NoError(t, nodes[lagging-1].HandOver())
+		waitAllKnowLeader(t, nodes)
+	}
+	for _, n := range nodes {
+		require.Eventually(t, n.SyncedThisTerm, 10*time.Second, 5*time.Millisecond, "every member synchronises by itself")
+	}
+	f := nodes[lagging-1]
+	gate.armed.Store(true)
+	old := leaderOf(nodes)
+	propose(t, nodes[old], &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
+	term := f.raft.CurrentTerm()
+	require.NoError(t, nodes[old].HandOver())
+	require.Eventually(t, func() bool { return f.HasLeader() && f.raft.CurrentTerm() > term }, 20*time.Second, 5*time.Millisecond)
+	require.False(t, f.SyncedThisTerm(), "a follower whose applies are held back is not synchronised in the new term")
+
+	gate.open()
+	require.Eventually(t, f.SyncedThisTerm, 10*time.Second, 5*time.Millisecond, "it synchronises once its applies run")
+}

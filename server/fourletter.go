@@ -55,7 +55,7 @@ func (s *Server) fourLetter(nc net.Conn, cmd string) {
 		fmt.Fprintf(nc, "%s is not executed because it is not in the whitelist.\n", cmd)
 		return
 	}
-	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.node.HasLeader() && !s.readOnlyMode() {
+	if cmd != "ruok" && cmd != "isro" && cmd != "envi" && cmd != "conf" && !s.Serving() {
 		io.WriteString(nc, "This ZooKeeper instance is not currently serving requests")
 		if s.node.Removed() {
 			io.WriteString(nc, ": a reconfig removed it from the ensemble (reconfig -add takes it back)")

@@ -12,11 +12,21 @@ import (
 // Raft's state maps to.
 
 // Serving reports whether the server serves clients now: it knows a
-// leader (a standalone server always does), or it serves read-only
-// clients in read-only mode. The four-letter words and the AdminServer
-// commands that need a running ZooKeeper answer "not currently serving
-// requests" otherwise.
-func (s *Server) Serving() bool { return s.node.HasLeader() || s.readOnlyMode() }
+// leader and has caught up with it in the leader's term (a standalone
+// server always has), or it serves read-only clients in read-only mode.
+// The four-letter words and the AdminServer commands that need a running
+// ZooKeeper answer "not currently serving requests" otherwise, so that
+// nothing reads a restarted server's srvr or mntr as the state it serves
+// before it has the leader's.
+func (s *Server) Serving() bool {
+	if s.readOnlyMode() {
+		return true
+	}
+	if s.Standalone() {
+		return s.node.HasLeader()
+	}
+	return s.node.SyncedThisTerm()
+}
 
 // Mode is srvr's Mode: standalone, leader, follower, observer, looking,
 // removed, or read-only while serving read-only clients without a quorum.
