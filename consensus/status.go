@@ -21,10 +21,11 @@ import (
 // The figures themselves are opaque here: the server encodes them
 // (SetStatusSource). While a view on the leader calls WatchPeers, or a
 // follower says in its touches that a view on it does, the leader sends
-// each follower, every statusEvery, a fwdStatusAsk carrying every
-// member's latest figures it holds (its own, fresh); a follower keeps that
-// table and answers with its own figures (fwdStatus). So the leader holds
-// figures at most statusEvery old, and followers one round older.
+// each follower, every statusPeriod (half a tick), a fwdStatusAsk carrying
+// every member's latest figures it holds (its own, fresh); a follower keeps
+// that table and answers with its own figures (fwdStatus). So the leader
+// holds figures at most a period old, and followers one round older: a
+// member whose figures are more than two ticks old was not heard from.
 //
 // Compatibility with servers that predate it: a follower sends fwdStatus
 // only in answer to a fwdStatusAsk, so only to a leader that knows the
@@ -43,8 +44,16 @@ type PeerStatus struct {
 }
 
 const (
-	// statusEvery is how often the leader gathers figures while watched.
+	// statusEvery is how often, at most, the leader gathers figures while
+	// watched: half a tick, so that a view can tell a member not heard
+	// from within two ticks (statusPeriod), but at most once a second.
 	statusEvery = time.Second
+	// statusEveryMin bounds statusPeriod from below for very short ticks.
+	statusEveryMin = 50 * time.Millisecond
+	// statusFirstGap is how soon after the first ask of a gathering the
+	// leader asks again, carrying the answers to the first: a page
+	// opened on a follower shows every member within a second.
+	statusFirstGap = 100 * time.Millisecond
 	// statusInterest is how long one WatchPeers (or a watched touch)
 	// keeps the gathering going.
 	statusInterest = 3 * time.Second
@@ -70,6 +79,44 @@ type peerStatus struct {
 	// answering and telling are true while a follower's answer, or its
 	// watched touch, is on its way.
 	answering, telling atomic.Bool
+	// viewedSince is when views of this node began watching without a
+	// gap of statusInterest, viewedUntil when that interest ends.
+	viewedSince, viewedUntil time.Time
+}
+
+// statusPeriod is how often the leader gathers the members' figures while
+// watched: half a tick (Raft's heartbeat timeout here), within
+// statusEveryMin and statusEvery.
+func (n *Node) statusPeriod() time.Duration {
+	if n.timeouts == nil {
+		return statusEvery
+	}
+	return min(max(n.timeouts.base.ElectionTimeout/2, statusEveryMin), statusEvery)
+}
+
+// PeersWatchedSince is when the current watching of this node's views
+// began (see WatchPeers): figures older than that were gathered for an
+// earlier view, and a view may call members "loading" rather than
+// unreachable for a while after it. Zero when no view watches.
+func (n *Node) PeersWatchedSince() time.Time {
+	st := &n.status
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if time.Now().After(st.viewedUntil) {
+		return time.Time{}
+	}
+	return st.viewedSince
+}
+
+// noteViewed records that a view watches now.
+func (st *peerStatus) noteViewed() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := time.Now()
+	if now.After(st.viewedUntil) {
+		st.viewedSince = now
+	}
+	st.viewedUntil = now.Add(statusInterest)
 }
 
 // SetStatusSource sets what produces this member's figures for the other
@@ -86,7 +133,10 @@ func (n *Node) SetStatusSource(fn func() []byte) {
 // statusInterest the ensemble gathers every member's figures, which
 // PeerStatuses returns. A view calls it on each refresh. On a standalone
 // node it does nothing.
-func (n *Node) WatchPeers() { n.watchPeers(false) }
+func (n *Node) WatchPeers() {
+	n.status.noteViewed()
+	n.watchPeers(false)
+}
 
 // watchPeers starts or extends the gathering; trace asks the members to
 // record their messages too (msgexchange.go).
@@ -104,7 +154,7 @@ func (n *Node) watchPeers(trace bool) {
 	if trace {
 		last = &st.traceSent
 	}
-	due := time.Since(*last) >= statusEvery/2
+	due := time.Since(*last) >= n.statusPeriod()/2
 	if due {
 		*last = time.Now()
 	}
@@ -178,11 +228,14 @@ func (n *Node) watchPeersHere(fs *forwardServer) {
 	go n.gather(fs)
 }
 
-// gather runs on the leader while someone watches: every statusEvery it
-// sends each follower the table, which asks for their figures.
+// gather runs on the leader while someone watches: every statusPeriod it
+// sends each follower the table, which asks for their figures. The second
+// ask follows the first after statusFirstGap, so that the followers' first
+// answers reach every other follower at once.
 func (n *Node) gather(fs *forwardServer) {
 	defer n.background.Done()
-	tick := time.NewTicker(statusEvery)
+	period := n.statusPeriod()
+	tick := time.NewTimer(min(statusFirstGap, period))
 	defer tick.Stop()
 	st := &n.status
 	for {
@@ -196,6 +249,7 @@ func (n *Node) gather(fs *forwardServer) {
 		fs.broadcast(n.statusAskFrame())
 		select {
 		case <-tick.C:
+			tick.Reset(period)
 		case <-fs.stop:
 			st.mu.Lock()
 			st.asking = false

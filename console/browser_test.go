@@ -68,7 +68,7 @@ func TestBrowserEnsembleView(t *testing.T) {
 	roles, err := chromedp.Run(ctx, chromedp.Poll[map[string]string](`(() => {
 		const r = {};
 		for (const td of document.querySelectorAll("td[data-role]")) r[td.dataset.serverId] = td.dataset.role;
-		return Object.values(r).filter(v => v !== "unknown").length === 3 && r;
+		return Object.values(r).filter(v => v !== "unknown" && v !== "loading").length === 3 && r;
 	})()`, poll...))
 	require.NoError(t, err)
 	for id, role := range roles {

@@ -22,6 +22,9 @@ type View interface {
 	WatchEnsemble()
 	// Ensemble lists the members with their latest figures.
 	Ensemble() []server.EnsembleMember
+	// Health judges the members Ensemble listed: the current leader and
+	// whether a quorum is heard from.
+	Health(members []server.EnsembleMember) server.EnsembleHealth
 	// Timeline returns the events recorded after sequence number after.
 	Timeline(after uint64) []server.TimelineEvent
 	// PeerTimelines returns the other members' newest events, by id, as

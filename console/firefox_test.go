@@ -54,7 +54,7 @@ func firefoxEnsembleView(t *testing.T, ctx context.Context, b *bidi.Browser) {
 		if (document.querySelector("#leader").dataset.leader !== "`+leaderID+`") return false;
 		const r = {};
 		for (const td of document.querySelectorAll("td[data-role]")) r[td.dataset.serverId] = td.dataset.role;
-		return Object.values(r).filter(v => v !== "unknown").length === 3 && r;
+		return Object.values(r).filter(v => v !== "unknown" && v !== "loading").length === 3 && r;
 	})()`, &roles), "the page never named leader %s and every role", leaderID)
 	for id, role := range roles {
 		want := "follower"

@@ -52,6 +52,10 @@ func (v *fakeView) addEvent(kind server.TimelineEvent) {
 
 func (v *fakeView) WatchEnsemble() { v.watches.Add(1) }
 
+func (v *fakeView) Health([]server.EnsembleMember) server.EnsembleHealth {
+	return server.EnsembleHealth{}
+}
+
 func (v *fakeView) Ensemble() []server.EnsembleMember {
 	v.reads.Add(1)
 	v.mu.Lock()

@@ -16,6 +16,9 @@ type state struct {
 	Time   time.Time `json:"time"`
 	// Members are the ensemble's servers by id.
 	Members []server.EnsembleMember `json:"members"`
+	// Health is the answering server's verdict on them: the one leader
+	// to draw as current, and whether it hears from a quorum.
+	Health server.EnsembleHealth `json:"health"`
 	// Timeline holds the events after the ones the client has: all of
 	// them in the snapshot and a stream's first update, the new ones
 	// after.
@@ -31,6 +34,7 @@ type state struct {
 func (c *Console) state(after uint64) state {
 	st := state{Time: time.Now(), Members: c.view.Ensemble(), Timeline: c.view.Timeline(after),
 		PeerTimeline: peerEvents(c.view.PeerTimelines(), nil)}
+	st.Health = c.view.Health(st.Members)
 	for _, m := range st.Members {
 		if m.Self {
 			st.Server = m.ID

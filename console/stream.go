@@ -97,35 +97,57 @@ func (h *hub) streams() (open int, running bool) {
 	return len(h.clients), h.running
 }
 
-// run refreshes the figures every interval while a stream is open.
+// earlyRefresh is how soon after the first stream opens the hub sends a
+// refresh before its regular interval: the first update carried what this
+// server held when the page loaded, often no figures of the other members
+// yet, and their first gathering takes a fraction of a second.
+const earlyRefresh = 300 * time.Millisecond
+
+// run refreshes the figures every interval while a stream is open, and
+// once earlyRefresh after it starts.
 func (h *hub) run() {
 	tick := time.NewTicker(h.c.opts.Interval)
 	defer tick.Stop()
-	for range tick.C {
-		h.mu.Lock()
-		if len(h.clients) == 0 {
-			h.running = false
-			h.mu.Unlock()
+	early := time.NewTimer(min(h.c.opts.Interval, earlyRefresh))
+	defer early.Stop()
+	for {
+		select {
+		case <-tick.C:
+		case <-early.C:
+		}
+		if !h.refresh() {
 			return
 		}
-		after := h.seq
-		h.mu.Unlock()
-		h.c.view.WatchEnsemble()
-		st := h.c.state(after)
-		peers := h.c.view.PeerTimelines()
-		h.mu.Lock()
-		st.PeerTimeline = peerEvents(peers, h.marks)
-		msg := event("state", mustJSON(st))
-		h.seq = lastSeq(st.Timeline, after)
-		for cl := range h.clients {
-			select {
-			case cl.updates <- msg:
-			default: // too far behind: cut off
-				h.dropLocked(cl)
-			}
-		}
-		h.mu.Unlock()
 	}
+}
+
+// refresh sends every stream fresh figures; false when none is open (the
+// hub then stops).
+func (h *hub) refresh() bool {
+	h.mu.Lock()
+	if len(h.clients) == 0 {
+		h.running = false
+		h.mu.Unlock()
+		return false
+	}
+	after := h.seq
+	h.mu.Unlock()
+	h.c.view.WatchEnsemble()
+	st := h.c.state(after)
+	peers := h.c.view.PeerTimelines()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st.PeerTimeline = peerEvents(peers, h.marks)
+	msg := event("state", mustJSON(st))
+	h.seq = lastSeq(st.Timeline, after)
+	for cl := range h.clients {
+		select {
+		case cl.updates <- msg:
+		default: // too far behind: cut off
+			h.dropLocked(cl)
+		}
+	}
+	return true
 }
 
 // stream serves one event stream: a first update with the whole timeline,

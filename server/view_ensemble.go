@@ -125,6 +125,69 @@ type EnsembleMember struct {
 	Status *NodeStatus `json:"status"`
 	// AgeMs is how old Status is (0 for this server's own).
 	AgeMs int64 `json:"ageMs"`
+	// Reachable is true for this server, and for a member whose figures
+	// are at most two ticks old: it was heard from lately. A view draws
+	// any other as unreachable, its figures and role as last seen.
+	Reachable bool `json:"reachable"`
+	// Loading is true for an unreachable member while the gathering of
+	// figures has run for less than two ticks: it may just not have
+	// answered yet.
+	Loading bool `json:"loading"`
+}
+
+// EnsembleHealth is the answering server's verdict on the ensemble, from
+// the members' figures: the leader it follows and how many voters it
+// hears from.
+type EnsembleHealth struct {
+	// Leader is the leader this server knows, if that is this server or
+	// a reachable member; 0 otherwise (none, or one not heard from).
+	Leader int64 `json:"leader"`
+	// Epoch is this server's current epoch (Raft term).
+	Epoch uint64 `json:"epoch"`
+	// Voters counts the voting members; Reachable those reachable,
+	// this server included when it votes; Loading those still loading.
+	Voters    int `json:"voters"`
+	Reachable int `json:"reachable"`
+	Loading   int `json:"loading"`
+	// Quorum is true when this server knows a leader and a majority of
+	// the voters is reachable or still loading.
+	Quorum bool `json:"quorum"`
+}
+
+// Health judges members, as Ensemble returned them. A standalone server
+// has a quorum of itself.
+func (s *Server) Health(members []EnsembleMember) EnsembleHealth {
+	var h EnsembleHealth
+	var self *EnsembleMember
+	for i, m := range members {
+		if m.Self {
+			self = &members[i]
+		}
+		if m.Observer {
+			continue
+		}
+		h.Voters++
+		if m.Reachable {
+			h.Reachable++
+		} else if m.Loading {
+			h.Loading++
+		}
+	}
+	if self == nil || self.Status == nil {
+		return h
+	}
+	h.Epoch = self.Status.Epoch
+	if s.Standalone() {
+		h.Leader, h.Quorum = self.ID, true
+		return h
+	}
+	for _, m := range members {
+		if m.ID == self.Status.LeaderID && (m.Reachable || m.Loading) {
+			h.Leader = m.ID
+		}
+	}
+	h.Quorum = h.Leader != 0 && 2*(h.Reachable+h.Loading) > h.Voters
+	return h
 }
 
 // WatchEnsemble says a view of the ensemble is watched: for the next few
@@ -138,24 +201,29 @@ func (s *Server) WatchEnsemble() { s.node.WatchPeers() }
 func (s *Server) Ensemble() []EnsembleMember {
 	self := s.Status()
 	if s.Standalone() {
-		return []EnsembleMember{{ID: self.ID, Self: true, Status: &self}}
+		return []EnsembleMember{{ID: self.ID, Self: true, Status: &self, Reachable: true}}
 	}
 	peers := map[int64]consensus.PeerStatus{}
 	for _, p := range s.node.PeerStatuses() {
 		peers[p.ID] = p
 	}
 	now := time.Now()
+	heard := 2 * s.cfg.TickTime // "not heard from within two ticks"
+	since := s.node.PeersWatchedSince()
+	loading := !since.IsZero() && now.Sub(since) < heard
 	var out []EnsembleMember
 	for _, m := range s.Members() {
 		e := EnsembleMember{ID: m.ID, Observer: m.Observer, Self: m.ID == s.cfg.ServerID}
 		if e.Self {
-			e.Status = &self
+			e.Status, e.Reachable = &self, true
 		} else if p, ok := peers[m.ID]; ok {
 			var st NodeStatus
 			if json.Unmarshal(p.Data, &st) == nil {
 				e.Status, e.AgeMs = &st, max(now.Sub(p.At).Milliseconds(), 0)
+				e.Reachable = time.Duration(e.AgeMs)*time.Millisecond <= heard
 			}
 		}
+		e.Loading = !e.Reachable && loading
 		out = append(out, e)
 	}
 	return out

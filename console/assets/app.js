@@ -3,7 +3,6 @@
 // set as text, never as HTML.
 "use strict";
 
-const STALE_MS = 3500; // a peer's figures older than this are greyed out
 const TIMELINE_MAX = 512; // events kept: this server's 256 and its peers' newest
 // server:seq:time -> event, every server's (a restarted server numbers
 // its events from 1 again, hence the time in the key)
@@ -28,8 +27,10 @@ const rows = [
   ["reads p50/p99 ms", s => pair(s.latency.readP50, s.latency.readP99)],
   ["writes p50/p99 ms", s => pair(s.latency.writeP50, s.latency.writeP99)],
   ["packets in/out", s => s.packetsReceived + " / " + s.packetsSent],
-  ["figures age", (s, m) => m.self ? "live" : (m.ageMs / 1000).toFixed(1) + " s"],
+  ["figures age", (s, m) => m.self ? "live" : (m.reachable ? "" : "last seen ") + seconds(m.ageMs) + (m.reachable ? "" : " ago")],
 ];
+
+function seconds(ms) { return (ms / 1000).toFixed(1) + " s"; }
 
 function pair(a, b) {
   const f = v => (v === null || v === undefined) ? "–" : v.toFixed(0);
@@ -43,16 +44,33 @@ function el(tag, text, cls) {
   return e;
 }
 
-// leaderNow is the leader the answering server knows (0: none); selfId
-// is the answering server.
-let leaderNow = 0, selfId = 0;
+// leaderNow is the one leader the page draws as current (health.leader:
+// the leader the answering server follows, if it is heard from; 0: none);
+// epochNow is the answering server's epoch; selfId the answering server.
+let leaderNow = 0, epochNow = 0, selfId = 0;
 
-// isStale: no figures, figures too old, or a leader's figures from before
-// the leader this server knows now (a dead or deposed leader).
+// isStale: the member's figures are not current (not heard from lately,
+// or none yet).
 function isStale(m) {
-  if (!m.status) return true;
-  if (m.self) return false;
-  return m.ageMs > STALE_MS || (m.status.role === "leader" && m.id !== leaderNow);
+  return !m.status || !m.reachable;
+}
+
+// roleOf is how the page names a member's role: never "leader" unless it
+// is the current one. An unreachable member keeps its last role only as
+// "was ...", and one still loading says so.
+function roleOf(m) {
+  if (m.loading) return { role: "loading", text: "loading…" };
+  if (!m.status) return { role: "unknown", text: "unknown", title: "no figures: the server is down or cut off" };
+  const last = m.status.role;
+  if (!m.reachable) {
+    return { role: "unreachable", last, text: "unreachable · last seen " + seconds(m.ageMs) + " ago · was " + last,
+      title: "not heard from within two ticks" };
+  }
+  if (last === "leader" && m.id !== leaderNow) {
+    return { role: "deposed", last, text: "leader of epoch " + m.status.epoch + " (not current)",
+      title: "this server follows server " + (leaderNow || "none") + " in epoch " + epochNow };
+  }
+  return { role: last, text: last };
 }
 
 function drawServers(members) {
@@ -72,20 +90,18 @@ function drawServers(members) {
     tr.appendChild(el("td", label));
     for (const m of members) {
       let td;
-      if (!m.status) {
-        td = el("td", label === "role" ? "unknown" : "–", label === "role" ? "role role-unknown" : "");
-      } else {
-        td = el("td", read(m.status, m));
-        if (label === "role") {
-          td.className = "role role-" + m.status.role;
-          if (isStale(m)) td.title = "last heard " + (m.ageMs / 1000).toFixed(1) + " s ago";
-        }
-      }
       if (label === "role") {
-        td.dataset.role = m.status ? m.status.role : "unknown";
+        const r = roleOf(m);
+        td = el("td", r.text, "role role-" + r.role);
+        td.dataset.role = r.role;
+        if (r.last) td.dataset.lastRole = r.last;
+        if (r.title) td.title = r.title;
         td.dataset.stale = isStale(m);
         td.dataset.serverId = m.id;
-        if (!m.status) td.title = "no figures: the server is down or cut off";
+      } else if (!m.status || m.loading) {
+        td = el("td", "–");
+      } else {
+        td = el("td", read(m.status, m));
       }
       if (isStale(m)) td.classList.add("stale");
       if (m.self) td.classList.add("self");
@@ -97,7 +113,7 @@ function drawServers(members) {
 }
 
 function drawReplication(members) {
-  const leader = members.find(m => m.id === leaderNow && m.status && m.status.role === "leader");
+  const leader = members.find(m => m.id === leaderNow && m.reachable && m.status && m.status.role === "leader");
   const trs = [];
   const followers = (leader && leader.status.followers) || [];
   const worst = Math.max(1, ...followers.map(f => f.lag || 0));
@@ -153,16 +169,36 @@ function addTimeline(events) {
   document.getElementById("timeline").replaceChildren(...items);
 }
 
+// drawHealth writes the header: the current leader, and whether the
+// answering server hears from a quorum.
+function drawHealth(st) {
+  const h = st.health || {};
+  leaderNow = h.leader || 0;
+  epochNow = h.epoch || 0;
+  const leader = document.getElementById("leader");
+  leader.dataset.leader = leaderNow;
+  leader.textContent = leaderNow ? "leader: server " + leaderNow + " · epoch " + epochNow : "leader: none known";
+  const q = document.getElementById("quorum");
+  const heard = h.reachable + " of " + h.voters + " voters";
+  if (h.loading > 0 && h.quorum) {
+    q.dataset.quorum = "loading";
+    q.textContent = "loading figures… (" + heard + " heard from so far)";
+  } else if (h.quorum) {
+    q.dataset.quorum = "yes";
+    q.textContent = "quorum: " + heard + " heard from";
+  } else {
+    q.dataset.quorum = "no";
+    q.textContent = "NO QUORUM: this server hears from " + heard + (leaderNow ? "" : " and knows no leader") +
+      "; writes cannot commit";
+  }
+}
+
 function draw(st) {
   const self = st.members.find(m => m.self);
   const s = self && self.status;
   document.getElementById("self").textContent =
     "server " + st.server + (s ? " · " + s.role + " · epoch " + s.epoch : "");
-  const leader = document.getElementById("leader");
-  const id = s ? s.leaderId : 0;
-  leaderNow = id;
-  leader.dataset.leader = id;
-  leader.textContent = id ? "leader: server " + id : "leader: none known";
+  drawHealth(st);
   drawServers(st.members);
   drawReplication(st.members);
   selfId = st.server;
