@@ -180,6 +180,7 @@
         ans.messages = ans.messages.filter(m => parseTime(m.time) >= st.playhead);
       }
       enqueue(ans.messages);
+      document.dispatchEvent(new CustomEvent("zk-messages", { detail: ans.messages })); // the topology view (topology.js)
       root.dataset.recording = ans.recording;
       if (!ans.members.length) status.textContent = "standalone: no messages between servers";
     } catch (e) {

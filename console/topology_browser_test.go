@@ -1,0 +1,306 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/go-zookeeper/zk"
+	"github.com/stretchr/testify/require"
+
+	"github.com/zkraft/zkraft/integration"
+	"github.com/zkraft/zkraft/internal/faultnet"
+)
+
+// clusterLab is a Lab over an integration.Cluster, for the topology
+// view's lab actions (package lab itself imports console). Its lock
+// orders its actions, run by the consoles' handlers, with the test's own
+// reads of the cluster.
+type clusterLab struct {
+	mu       sync.Mutex
+	c        *integration.Cluster
+	isolated map[int64]bool
+}
+
+func (l *clusterLab) index(id int64) (int, error) {
+	if id < 1 || int(id) > len(l.c.Servers) {
+		return 0, fmt.Errorf("%w: no server %d", ErrBadRequest, id)
+	}
+	return int(id - 1), nil
+}
+
+func (l *clusterLab) Kill(id int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, err := l.index(id)
+	if err == nil {
+		l.c.Kill(i)
+	}
+	return err
+}
+
+func (l *clusterLab) Restart(id int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, err := l.index(id)
+	if err == nil {
+		l.c.Restart(i)
+	}
+	return err
+}
+
+func (l *clusterLab) Isolate(id int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, err := l.index(id)
+	if err != nil {
+		return err
+	}
+	var others []int
+	for j := range l.c.Servers {
+		if j != i {
+			others = append(others, j)
+		}
+	}
+	l.c.Partition([]int{i}, others)
+	l.isolated[id] = true
+	return nil
+}
+
+func (l *clusterLab) Heal() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.c.Heal()
+	clear(l.isolated)
+}
+
+func (l *clusterLab) SetLink(a, b int64, delay time.Duration, loss float64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	i, err := l.index(a)
+	if err != nil {
+		return err
+	}
+	j, err := l.index(b)
+	if err != nil {
+		return err
+	}
+	return l.c.Net.SetLink(i, j, faultnet.LinkFault{Delay: delay, Loss: loss})
+}
+
+func (l *clusterLab) StartLoad(int) error { return errors.New("no write load in this test") }
+func (l *clusterLab) StopLoad()           {}
+
+func (l *clusterLab) LabStatus() LabStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	st := LabStatus{Links: []LabLink{}}
+	for i, s := range l.c.Servers {
+		ls := LabServer{ID: int64(i + 1), Running: s != nil, Isolated: l.isolated[int64(i+1)]}
+		if s != nil {
+			ls.ClientAddr = s.Addr()
+		}
+		st.Servers = append(st.Servers, ls)
+	}
+	return st
+}
+
+// leader is the id of the leading server, or 0, read under the lock.
+func (l *clusterLab) leader() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return strconv.Itoa(l.c.Leader() + 1)
+}
+
+// serveLab serves a console with lab for each of c's servers, refreshing
+// every 250 ms, and returns their base URLs.
+func serveLab(t *testing.T, c *integration.Cluster, lab Lab) []string {
+	t.Helper()
+	bases := make([]string, len(c.Servers))
+	for i, s := range c.Servers {
+		con := New(s, Options{Interval: 250 * time.Millisecond, Lab: lab})
+		ts := httptest.NewServer(con)
+		t.Cleanup(func() {
+			con.CloseStreams()
+			ts.Close()
+		})
+		bases[i] = ts.URL
+	}
+	return bases
+}
+
+// topoNode is one server's node in the topology view, as its data
+// attributes say.
+type topoNode struct {
+	ID        string `json:"id"`
+	Role      string `json:"role"`
+	Reachable string `json:"reachable"`
+	Lab       string `json:"lab"`
+}
+
+// topoNodesJS lists the nodes of the topology view.
+const topoNodesJS = `[...document.querySelectorAll("#topology-svg .topo-node")].map(g => ({
+	id: g.dataset.serverId, role: g.dataset.role, reachable: g.dataset.reachable, lab: g.dataset.lab || ""}))`
+
+// TestBrowserTopology opens a follower's console of a three-server
+// ensemble, with the lab's actions, in headless Chromium. The topology
+// view draws one node per server, exactly one of them the leader; writes
+// through the follower move as dots along the leader's edges. A click on
+// the leader's node kills it through the lab: its node turns unreachable,
+// never drawn as leader, votes travel, and another node becomes the
+// leader. A click on an edge partitions a follower away: it is crossed out
+// too, while the leader and a quorum remain.
+func TestBrowserTopology(t *testing.T) {
+	ctx := browser(t)
+	c := integration.StartCluster(t, 3, superRoot)
+	leader := c.WaitForLeader()
+	follower := (leader + 1) % 3
+	c.WaitForRole(follower, "follower")
+	conn, _ := c.Connect(t, c.Servers[follower].Addr())
+	lab := &clusterLab{c: c, isolated: map[int64]bool{}}
+	bases := serveLab(t, c, lab)
+	leaderID, followerID := strconv.Itoa(leader+1), strconv.Itoa(follower+1)
+	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(15 * time.Second)}
+	nodes := func() []topoNode {
+		n, err := chromedp.Run(ctx, chromedp.Evaluate[[]topoNode](topoNodesJS))
+		require.NoError(t, err)
+		return n
+	}
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(bases[follower]+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#lab`)),
+		// Only a caller with credentials turns the message recording on,
+		// and the lab's actions need them.
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`";
+			document.getElementById("lab-auth").value = "`+rootAuth+`"`),
+	))
+	// Healthy: one node per server, all reachable, exactly one leader.
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const n = `+topoNodesJS+`;
+		return n.length === 3 && n.every(g => g.reachable === "true") &&
+			n.filter(g => g.role === "leader").length === 1 &&
+			n.find(g => g.role === "leader").id === "`+leaderID+`" &&
+			n.filter(g => g.role === "follower").length === 2;
+	})()`, poll...))
+	require.NoError(t, err, "the healthy ensemble: %+v", nodes())
+
+	// Writes through the follower: their proposals move along the leader's edges.
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			case <-time.After(40 * time.Millisecond):
+			}
+			_, _ = conn.Create("/topology-"+strconv.Itoa(i), []byte("x"), 0, zk.WorldACL(zk.PermAll))
+		}
+	}()
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector(
+		'#topology-svg .topo-dot[data-zab^="PROPOSAL"][data-from="`+leaderID+`"][data-on-edge="leader"]') !== null`, poll...))
+	require.NoError(t, err, "no proposal moved along the leader's edges")
+	dots, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#topology-svg .topo-dot").length`))
+	require.NoError(t, err)
+	require.LessOrEqual(t, dots, 30, "at most 30 messages move at once")
+	topologyScreenshot(t, ctx, "console-topology-write.png")
+	close(stop)
+	wg.Wait()
+
+	// A click on the leader's node offers the lab's kill: the dead leader
+	// is crossed out, never drawn as leader, and another leader appears.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+leaderID+`"]`), chromedp.NodeVisible),
+		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="kill"][data-id="`+leaderID+`"]`), chromedp.NodeVisible),
+	))
+	newLeader, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
+		const n = `+topoNodesJS+`;
+		const old = n.find(g => g.id === "`+leaderID+`"), leaders = n.filter(g => g.role === "leader");
+		return n.length === 3 && old && old.reachable === "false" && old.role === "unreachable" &&
+			leaders.length === 1 && leaders[0].id !== "`+leaderID+`" && leaders[0].id;
+	})()`, poll...))
+	require.NoError(t, err, "the dead leader crossed out and a new one: %+v", nodes())
+	require.Equal(t, newLeader, lab.leader(), "the page's leader is the ensemble's")
+	// The votes of the election travel too (the recording reaches this
+	// page a second or two after the fact).
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const bad = [...document.querySelectorAll('#topology-svg .topo-node[data-role="leader"]')]
+			.some(g => g.dataset.serverId === "`+leaderID+`");
+		if (bad) throw new Error("the dead leader drawn as leader");
+		return document.querySelector('#topology-svg .topo-dot[data-kind="vote"][data-phase="discovery"]') !== null;
+	})()`, poll...))
+	require.NoError(t, err, "no vote moved during the election")
+	topologyScreenshot(t, ctx, "console-topology-election.png")
+	for _, n := range nodes() {
+		if n.ID == leaderID {
+			require.Equal(t, "unreachable", n.Role)
+			require.Equal(t, "killed", n.Lab)
+		}
+	}
+
+	// The restart, from the dead server's menu: all three are back.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+leaderID+`"]`), chromedp.NodeVisible),
+		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="restart"][data-id="`+leaderID+`"]`), chromedp.NodeVisible),
+	))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const n = `+topoNodesJS+`;
+		return n.length === 3 && n.every(g => g.reachable === "true" && g.lab === "running") &&
+			n.filter(g => g.role === "leader").length === 1;
+	})()`, poll...))
+	require.NoError(t, err, "the restarted server back: %+v", nodes())
+
+	// Partition a follower other than this page's server away, through
+	// the menu of its edge to the leader.
+	cur, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("topology").dataset.leader`))
+	require.NoError(t, err)
+	victim := ""
+	for _, id := range []string{"1", "2", "3"} {
+		if id != cur && id != followerID {
+			victim = id
+		}
+	}
+	edge := func(a, b string) string {
+		x, _ := strconv.Atoi(a)
+		y, _ := strconv.Atoi(b)
+		return strconv.Itoa(min(x, y)) + "-" + strconv.Itoa(max(x, y))
+	}
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#topology-svg .topo-edge[data-edge="`+edge(cur, victim)+`"]`), chromedp.NodeVisible),
+		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="partition"][data-id="`+victim+`"]`), chromedp.NodeVisible),
+	))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const n = `+topoNodesJS+`;
+		const v = n.find(g => g.id === "`+victim+`");
+		return v && v.reachable === "false" && v.role === "unreachable" && v.lab === "isolated" &&
+			n.filter(g => g.role === "leader").length === 1 &&
+			document.getElementById("topology").dataset.quorum === "true";
+	})()`, poll...))
+	require.NoError(t, err, "the partitioned follower crossed out, the rest with a quorum: %+v", nodes())
+	topologyScreenshot(t, ctx, "console-topology-partition.png")
+}
+
+// topologyScreenshot saves the topology view into docs/name when
+// screenshotEnv asks.
+func topologyScreenshot(t *testing.T, ctx context.Context, name string) {
+	t.Helper()
+	if os.Getenv(screenshotEnv) == "" {
+		return
+	}
+	png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS("#topology"), chromedp.NodeVisible))
+	require.NoError(t, err)
+	path := filepath.Join("..", "docs", name)
+	require.NoError(t, os.WriteFile(path, png, 0o644))
+	t.Logf("wrote %s", path)
+}
