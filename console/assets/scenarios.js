@@ -1,0 +1,2 @@
+// zkraft console: guided scenarios of the lab (not written yet).
+"use strict";
