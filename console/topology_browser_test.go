@@ -156,8 +156,9 @@ const topoNodesJS = `[...document.querySelectorAll("#topology-svg .topo-node")].
 // through the follower move as dots along the leader's edges. A click on
 // the leader's node kills it through the lab: its node turns unreachable,
 // never drawn as leader, votes travel, and another node becomes the
-// leader. A click on an edge partitions a follower away: it is crossed out
-// too, while the leader and a quorum remain.
+// leader; its menu restarts it. A click on an edge partitions a follower
+// away: it is crossed out too, while the leader and a quorum remain; with
+// the leader partitioned away as well, the view says "no quorum".
 func TestBrowserTopology(t *testing.T) {
 	ctx := browser(t)
 	c := integration.StartCluster(t, 3, superRoot)
@@ -289,6 +290,16 @@ func TestBrowserTopology(t *testing.T) {
 	})()`, poll...))
 	require.NoError(t, err, "the partitioned follower crossed out, the rest with a quorum: %+v", nodes())
 	topologyScreenshot(t, ctx, "console-topology-partition.png")
+
+	// The leader partitioned away too, from its node's menu: this page's
+	// server alone hears from no quorum, and the view says so.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+cur+`"]`), chromedp.NodeVisible),
+		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="partition"][data-id="`+cur+`"]`), chromedp.NodeVisible),
+	))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("topology").dataset.quorum === "false" &&
+		document.getElementById("topology-banner").textContent === "no quorum"`, poll...))
+	require.NoError(t, err, "no quorum: %+v", nodes())
 }
 
 // topologyScreenshot saves the topology view into docs/name when

@@ -15,7 +15,7 @@
   const LAB = "/console/api/lab";
 
   // Geometry of the drawing (SVG user units; the drawing scales to the page).
-  const W = 760, H = 430, CX = W / 2, CY = 212, RING = 150, R = 32;
+  const W = 680, H = 430, CX = W / 2 + 20, CY = 212, RING = 150, R = 32;
   // Messages: at most MAX_DOTS move at once; each crosses its edge in
   // DOT_MS. A batch is spread over at most SPREAD_MS by its messages'
   // own times; one that could not start within STALE_MS of its turn is
@@ -84,7 +84,7 @@
     let y = 0;
     for (const [cls, text] of [["leader", "leader"], ["follower", "follower"], ["observer", "observer"],
       ["looking", "looking (electing)"], ["unreachable", "unreachable"]]) {
-      legend.append(svgEl("circle", { cx: 5, cy: y - 4, r: 5, class: "topo-swatch role-" + cls }),
+      legend.append(svgEl("circle", { cx: 5, cy: y - 4, r: 5, class: "topo-swatch topo-r-" + cls }),
         svgEl("text", { x: 15, y }, text));
       y += 15;
     }
@@ -165,7 +165,7 @@
     }
     g.replaceChildren();
     for (const k of Object.keys(g.dataset)) delete g.dataset[k];
-    g.setAttribute("class", "topo-node role-" + r.role + (m.self ? " self" : "") + (m.observer ? " observer" : ""));
+    g.setAttribute("class", "topo-node topo-r-" + r.role + (m.self ? " self" : "") + (m.observer ? " observer" : ""));
     g.setAttribute("transform", "translate(" + p.x.toFixed(1) + " " + p.y.toFixed(1) + ")");
     g.setAttribute("tabindex", view.lab ? 0 : -1);
     g.dataset.serverId = m.id;
@@ -350,9 +350,13 @@
     g.append(svgEl("title", {}, m.phase + " · " + m.zab + " · server " + from + " → " + to + " · epoch " + m.term +
       (m.error ? " · no answer: " + m.error : "")));
     g.append(svgEl("circle", { r: ev.reply ? 4 : 5.5 }));
-    g.append(svgEl("text", { x: 8, y: -6 }, dotLabel(ev)));
+    // Labels must not pile up: a dot close behind a labelled one on the
+    // same link goes without (its title still says what it is), so a
+    // burst of proposals shows as a train of dots behind one label.
+    const twin = view.dots.some(d => d.from === from && d.to === to && d.labelled && now - d.start < DOT_MS * 0.5);
+    if (!twin) g.append(svgEl("text", { x: 8, y: -7 }, dotLabel(ev)));
     dotLayer.append(g);
-    view.dots.push({ g, from, to, start: now, failed: !!m.error && !ev.reply });
+    view.dots.push({ g, from, to, start: now, failed: !!m.error && !ev.reply, labelled: !twin });
     view.shown++;
     return true;
   }
@@ -374,8 +378,11 @@
       // a message that got no answer stops halfway, and fades
       const end = d.failed ? 0.55 : 1;
       if (t >= end + (d.failed ? 0.4 : 0) || !a || !b) { d.g.remove(); return false; }
-      const f = Math.min(t, end);
-      d.g.setAttribute("transform", "translate(" + (a.x + (b.x - a.x) * f).toFixed(1) + " " + (a.y + (b.y - a.y) * f).toFixed(1) + ")");
+      // from rim to rim
+      const len = Math.hypot(b.x - a.x, b.y - a.y) || 1, ux = (b.x - a.x) / len, uy = (b.y - a.y) / len;
+      const x0 = a.x + ux * R, y0 = a.y + uy * R, span = Math.max(len - 2 * R, 0);
+      const f = Math.min(t, end) * span;
+      d.g.setAttribute("transform", "translate(" + (x0 + ux * f).toFixed(1) + " " + (y0 + uy * f).toFixed(1) + ")");
       return true;
     });
     root.dataset.dots = view.dots.length;
