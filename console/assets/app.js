@@ -213,12 +213,51 @@ function setLink(up, text) {
   link.textContent = text;
 }
 
+// STATIC is true for /?static: one snapshot drawn, no live stream, so
+// that a headless browser's --screenshot or --dump-dom can finish (a
+// page with an open event stream never stops loading).
+const STATIC = new URLSearchParams(location.search).has("static");
+
+let stream = null;
+
 function connect() {
-  const es = new EventSource("/console/api/events");
-  es.addEventListener("state", e => { setLink(true, "live"); draw(JSON.parse(e.data)); });
+  if (STATIC || stream) return;
+  stream = new EventSource("/console/api/events");
+  stream.addEventListener("state", e => { setLink(true, "live"); draw(JSON.parse(e.data)); });
   // EventSource reconnects by itself; the first update after that has
   // the whole timeline again.
-  es.onerror = () => setLink(false, "reconnecting…");
+  stream.onerror = () => setLink(false, "reconnecting…");
 }
 
-fetch("/console/api/ensemble").then(r => r.json()).then(draw).catch(() => {}).finally(connect);
+// disconnect ends the stream while nobody can see the page (a hidden tab,
+// or printing): the server then gathers nothing for it.
+function disconnect(why) {
+  if (!stream) return;
+  stream.close();
+  stream = null;
+  setLink(false, why);
+}
+
+document.addEventListener("visibilitychange", () => {
+  if (document.hidden) disconnect("paused while hidden");
+  else connect();
+});
+window.addEventListener("beforeprint", () => disconnect("paused for printing"));
+window.addEventListener("afterprint", connect);
+
+// snapshot draws /console/api/ensemble once. A static page asks again
+// while members are still loading (each ask keeps the gathering going), at
+// most a few times, so that its one picture shows the whole ensemble.
+function snapshot(tries) {
+  return fetch("/console/api/ensemble").then(r => r.json()).then(st => {
+    draw(st);
+    if (STATIC && tries > 0 && st.members.some(m => m.loading)) {
+      return new Promise(done => setTimeout(done, 250)).then(() => snapshot(tries - 1));
+    }
+  });
+}
+
+snapshot(12).catch(() => {}).finally(() => {
+  if (STATIC) setLink(false, "static: one snapshot, " + new Date().toLocaleTimeString() + " (reload for a new one)");
+  else if (!document.hidden) connect();
+});
