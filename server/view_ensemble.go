@@ -157,6 +157,10 @@ type EnsembleHealth struct {
 // Health judges members, as Ensemble returned them. A standalone server
 // has a quorum of itself.
 func (s *Server) Health(members []EnsembleMember) EnsembleHealth {
+	return judgeEnsemble(members, s.Standalone())
+}
+
+func judgeEnsemble(members []EnsembleMember, standalone bool) EnsembleHealth {
 	var h EnsembleHealth
 	var self *EnsembleMember
 	for i, m := range members {
@@ -177,7 +181,7 @@ func (s *Server) Health(members []EnsembleMember) EnsembleHealth {
 		return h
 	}
 	h.Epoch = self.Status.Epoch
-	if s.Standalone() {
+	if standalone {
 		h.Leader, h.Quorum = self.ID, true
 		return h
 	}
