@@ -99,6 +99,15 @@ type Config struct {
 	ForceSync bool
 	// ReadOnlyMode enables read-only mode (readonlymode.enabled).
 	ReadOnlyMode bool
+	// LocalSessionsEnabled keeps each new session on the server it
+	// connects to, with no consensus round (localSessionsEnabled, default
+	// false; only on an ensemble member, as in ZooKeeper: localsession.go).
+	LocalSessionsEnabled bool
+	// LocalSessionsUpgradingEnabled turns a local session into a global
+	// one on its first ephemeral create (localSessionsUpgradingEnabled,
+	// default true); when false that create fails with
+	// EPHEMERALONLOCALSESSION.
+	LocalSessionsUpgradingEnabled bool
 	// Metrics is the metricsProvider.* configuration: whether and where
 	// cmd/zkserver serves Prometheus's /metrics (see config_metrics.go).
 	Metrics MetricsProvider
@@ -177,24 +186,25 @@ const (
 // (ZooKeeper 3.9: QuorumPeerConfig, ServerConfig and system properties).
 func zooDefaults() Config {
 	return Config{
-		TickTime:               DefaultTickTime,
-		MaxClientCnxns:         DefaultMaxClientCnxns,
-		FourLetterWhitelist:    []string{"srvr"},
-		MaxBuffer:              DefaultMaxBuffer,
-		AdminEnableServer:      true,
-		AdminServerAddress:     DefaultAdminAddress,
-		AdminServerPort:        DefaultAdminPort,
-		AdminCommandURL:        DefaultAdminCommandURL,
-		Servers:                map[int64]string{},
-		StandaloneEnabled:      true,
-		SnapCount:              DefaultSnapCount,
-		SnapRetainCount:        DefaultSnapRetainCount,
-		ForceSync:              true,
-		ContainerCheckInterval: DefaultContainerCheck,
-		SessionlessCnxnTimeout: DefaultSessionlessCnxnTimeout,
-		ClientOutputLimit:      DefaultClientOutputLimit,
-		TotalClientOutputLimit: DefaultTotalClientOutputLimit,
-		Metrics:                defaultMetricsProvider(),
+		TickTime:                      DefaultTickTime,
+		MaxClientCnxns:                DefaultMaxClientCnxns,
+		FourLetterWhitelist:           []string{"srvr"},
+		MaxBuffer:                     DefaultMaxBuffer,
+		AdminEnableServer:             true,
+		AdminServerAddress:            DefaultAdminAddress,
+		AdminServerPort:               DefaultAdminPort,
+		AdminCommandURL:               DefaultAdminCommandURL,
+		Servers:                       map[int64]string{},
+		StandaloneEnabled:             true,
+		SnapCount:                     DefaultSnapCount,
+		LocalSessionsUpgradingEnabled: true,
+		SnapRetainCount:               DefaultSnapRetainCount,
+		ForceSync:                     true,
+		ContainerCheckInterval:        DefaultContainerCheck,
+		SessionlessCnxnTimeout:        DefaultSessionlessCnxnTimeout,
+		ClientOutputLimit:             DefaultClientOutputLimit,
+		TotalClientOutputLimit:        DefaultTotalClientOutputLimit,
+		Metrics:                       defaultMetricsProvider(),
 	}
 }
 

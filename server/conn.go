@@ -42,6 +42,7 @@ type conn struct {
 	session  atomic.Int64
 	closing  atomic.Bool  // the client sent closeSession
 	readOnly atomic.Bool  // admitted in read-only mode: writes get NOTREADONLY
+	local    atomic.Bool  // its session is local to this server (localsession.go)
 	timeout  atomic.Int32 // negotiated ms
 	authMu   sync.Mutex
 	auth     []wire.Id

@@ -66,7 +66,7 @@ func (s *Server) MonitorGauges() []MonitorRow {
 		{"ephemerals_count", ephemerals},
 		{"approximate_data_size", dataSize},
 		{"global_sessions", sessions},
-		{"local_sessions", 0},
+		{"local_sessions", s.localSessionCount()},
 		{"open_file_descriptor_count", openFDs()},
 		{"max_file_descriptor_count", maxFDs()},
 		{"connection_drop_probability", 0.0},

@@ -60,7 +60,14 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	timeout := session.Negotiate(req.TimeOut, millis(s.cfg.MinSession()), millis(s.cfg.MaxSession()))
 	resp := wire.ConnectResponse{TimeOut: timeout, HasReadOnly: req.HasReadOnly}
 	id := req.SessionID
-	if id == 0 {
+	local := false
+	switch {
+	case id == 0 && s.localSessionsOn():
+		id, local = s.createLocal(timeout), true
+	case id != 0 && s.resumeLocal(id, req.Passwd, timeout):
+		s.dropSession(id)
+		local = true
+	case id == 0:
 		id = s.ids.Next()
 		cmd := &consensus.Command{Kind: consensus.KindCreateSession, Session: id, Timeout: timeout, Time: s.nowMillis()}
 		a, err := s.node.Propose(s.life, cmd)
@@ -71,7 +78,7 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 			}
 			return false
 		}
-	} else {
+	default:
 		s.dropSession(id)
 		switch valid, sure := s.checkResumed(id, req.Passwd); {
 		case !sure:
@@ -85,8 +92,9 @@ func (s *Server) connect(c *conn, req *wire.ConnectRequest) bool {
 	resp.SessionID, resp.Passwd = id, session.Password(id)
 	c.session.Store(id)
 	c.timeout.Store(timeout)
+	c.local.Store(local)
 	s.bind(c, id)
-	if !s.track(id, timeout, req.SessionID == 0) {
+	if !local && !s.track(id, timeout, req.SessionID == 0) {
 		// The session expired between the check and now: answer as for
 		// any expired session.
 		resp = wire.ConnectResponse{Passwd: make([]byte, 16), HasReadOnly: req.HasReadOnly}
@@ -216,6 +224,10 @@ func (s *Server) touch(c *conn) {
 	if id == 0 || c.readOnly.Load() {
 		return
 	}
+	if c.local.Load() {
+		s.local.tracker.Touch(id)
+		return
+	}
 	if t := s.currentTracker(); t != nil {
 		t.Touch(id)
 	} else {
@@ -287,8 +299,9 @@ func (s *Server) onApply(a *consensus.Applied) {
 // handleCloseSession proposes the close; the reply is the connection's last.
 func handleCloseSession(c *conn, xid int32, _ wire.Record) *pending {
 	c.closing.Store(true)
-	if c.readOnly.Load() {
-		// A read-only session is local: closing it is closing the connection.
+	if c.readOnly.Load() || c.local.Load() && c.srv.forgetLocal(c.sessionID()) {
+		// A read-only or local session is this server's alone: closing it
+		// is closing the connection (nothing goes through the log).
 		p := readyReply(xid, wire.OpCloseSession, c.srv.node.LastZxid(), nil)
 		p.final = true
 		return p

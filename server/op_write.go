@@ -23,9 +23,16 @@ func writeOps() map[wire.Op]handler {
 // prepTxn stamps a write with the proposal time, the session and the
 // connection's identities; the data tree validates it when it is applied.
 func prepTxn(c *conn, op wire.Op, req wire.Record, txn *datatree.Txn) error {
+	session := c.sessionID()
+	if c.local.Load() {
+		var err error
+		if session, err = c.srv.prepLocalWrite(c, req); err != nil {
+			return err
+		}
+	}
 	*txn = datatree.Txn{
 		Time:    c.srv.nowMillis(),
-		Session: c.sessionID(),
+		Session: session,
 		Auth:    c.authIDs(),
 		Op:      op,
 		Body:    req,

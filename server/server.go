@@ -105,6 +105,8 @@ type Server struct {
 	m         *serverMetrics
 	// audit is the audit log's queue, with its counters (audit.go).
 	auditQ *auditQueue
+	// local holds the sessions only this server knows (localsession.go).
+	local localSessions
 }
 
 // New returns a server for cfg; Start makes it listen.
@@ -218,6 +220,7 @@ func (s *Server) Start(ctx context.Context) error {
 		// recovered from disk get a full timeout from now.
 		s.becomeLeader()
 	}
+	s.startLocalSessions()
 	s.wg.Add(1)
 	go s.watchRole(s.done)
 	s.ln = acceptretry.Wrap(ln, s.log, "client port")
@@ -290,6 +293,7 @@ func (s *Server) Close() error {
 		s.parker.stop() // every connection is closed: none parks any more
 	}
 	s.stopLeading()
+	s.stopLocalSessions()
 	if s.node != nil {
 		s.node.Halt() // the writes still waiting end: nothing more is applied here
 	}
