@@ -177,14 +177,19 @@ func (c *Cluster) WaitForLeaderAmong(idx ...int) int {
 }
 
 // agreedLeader returns the one of idx that leads if every other follows
-// it, or -1. A follower that still names a leader which has just stepped
-// down or stopped does not count: a write sent to it now would go to the
-// old leader and be lost with its connection.
+// it and all of them serve (each has caught up with the leader in its
+// epoch, so srvr and the like answer), or -1. A follower that still names
+// a leader which has just stepped down or stopped does not count: a write
+// sent to it now would go to the old leader and be lost with its
+// connection.
 func (c *Cluster) agreedLeader(idx []int) int {
 	leader, following := -1, 0
 	for _, i := range idx {
 		if c.Servers[i].Role() == "leader" {
 			leader = i
+		}
+		if !c.Servers[i].Serving() {
+			return -1
 		}
 	}
 	if leader < 0 {
