@@ -20,24 +20,24 @@ import (
 	"github.com/zkraft/zkraft/internal/faultnet"
 )
 
-// clusterLab is a Lab over an integration.Cluster, for the topology
+// topologyLab is a Lab over an integration.Cluster, for the topology
 // view's lab actions (package lab itself imports console). Its lock
 // orders its actions, run by the consoles' handlers, with the test's own
 // reads of the cluster.
-type clusterLab struct {
+type topologyLab struct {
 	mu       sync.Mutex
 	c        *integration.Cluster
 	isolated map[int64]bool
 }
 
-func (l *clusterLab) index(id int64) (int, error) {
+func (l *topologyLab) index(id int64) (int, error) {
 	if id < 1 || int(id) > len(l.c.Servers) {
 		return 0, fmt.Errorf("%w: no server %d", ErrBadRequest, id)
 	}
 	return int(id - 1), nil
 }
 
-func (l *clusterLab) Kill(id int64) error {
+func (l *topologyLab) Kill(id int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, err := l.index(id)
@@ -47,7 +47,7 @@ func (l *clusterLab) Kill(id int64) error {
 	return err
 }
 
-func (l *clusterLab) Restart(id int64) error {
+func (l *topologyLab) Restart(id int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, err := l.index(id)
@@ -57,7 +57,7 @@ func (l *clusterLab) Restart(id int64) error {
 	return err
 }
 
-func (l *clusterLab) Isolate(id int64) error {
+func (l *topologyLab) Isolate(id int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, err := l.index(id)
@@ -75,14 +75,14 @@ func (l *clusterLab) Isolate(id int64) error {
 	return nil
 }
 
-func (l *clusterLab) Heal() {
+func (l *topologyLab) Heal() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.c.Heal()
 	clear(l.isolated)
 }
 
-func (l *clusterLab) SetLink(a, b int64, delay time.Duration, loss float64) error {
+func (l *topologyLab) SetLink(a, b int64, delay time.Duration, loss float64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	i, err := l.index(a)
@@ -96,10 +96,10 @@ func (l *clusterLab) SetLink(a, b int64, delay time.Duration, loss float64) erro
 	return l.c.Net.SetLink(i, j, faultnet.LinkFault{Delay: delay, Loss: loss})
 }
 
-func (l *clusterLab) StartLoad(int) error { return errors.New("no write load in this test") }
-func (l *clusterLab) StopLoad()           {}
+func (l *topologyLab) StartLoad(int) error { return errors.New("no write load in this test") }
+func (l *topologyLab) StopLoad()           {}
 
-func (l *clusterLab) LabStatus() LabStatus {
+func (l *topologyLab) LabStatus() LabStatus {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	st := LabStatus{Links: []LabLink{}}
@@ -114,15 +114,15 @@ func (l *clusterLab) LabStatus() LabStatus {
 }
 
 // leader is the id of the leading server, or 0, read under the lock.
-func (l *clusterLab) leader() string {
+func (l *topologyLab) leader() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return strconv.Itoa(l.c.Leader() + 1)
 }
 
-// serveLab serves a console with lab for each of c's servers, refreshing
+// serveTopologyLab serves a console with lab for each of c's servers, refreshing
 // every 250 ms, and returns their base URLs.
-func serveLab(t *testing.T, c *integration.Cluster, lab Lab) []string {
+func serveTopologyLab(t *testing.T, c *integration.Cluster, lab Lab) []string {
 	t.Helper()
 	bases := make([]string, len(c.Servers))
 	for i, s := range c.Servers {
@@ -144,11 +144,12 @@ type topoNode struct {
 	Role      string `json:"role"`
 	Reachable string `json:"reachable"`
 	Lab       string `json:"lab"`
+	Lag       string `json:"lag"`
 }
 
 // topoNodesJS lists the nodes of the topology view.
 const topoNodesJS = `[...document.querySelectorAll("#topology-svg .topo-node")].map(g => ({
-	id: g.dataset.serverId, role: g.dataset.role, reachable: g.dataset.reachable, lab: g.dataset.lab || ""}))`
+	id: g.dataset.serverId, role: g.dataset.role, reachable: g.dataset.reachable, lab: g.dataset.lab || "", lag: g.dataset.lag || ""}))`
 
 // TestBrowserTopology opens a follower's console of a three-server
 // ensemble, with the lab's actions, in headless Chromium. The topology
@@ -166,8 +167,8 @@ func TestBrowserTopology(t *testing.T) {
 	follower := (leader + 1) % 3
 	c.WaitForRole(follower, "follower")
 	conn, _ := c.Connect(t, c.Servers[follower].Addr())
-	lab := &clusterLab{c: c, isolated: map[int64]bool{}}
-	bases := serveLab(t, c, lab)
+	lab := &topologyLab{c: c, isolated: map[int64]bool{}}
+	bases := serveTopologyLab(t, c, lab)
 	leaderID, followerID := strconv.Itoa(leader+1), strconv.Itoa(follower+1)
 	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(15 * time.Second)}
 	nodes := func() []topoNode {
@@ -185,30 +186,44 @@ func TestBrowserTopology(t *testing.T) {
 			document.getElementById("lab-auth").value = "`+rootAuth+`"`),
 	))
 	// Healthy: one node per server, all reachable, exactly one leader.
-	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+	drawn, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
 		const n = `+topoNodesJS+`;
 		return n.length === 3 && n.every(g => g.reachable === "true") &&
 			n.filter(g => g.role === "leader").length === 1 &&
-			n.find(g => g.role === "leader").id === "`+leaderID+`" &&
-			n.filter(g => g.role === "follower").length === 2;
+			n.filter(g => g.role === "follower").length === 2 && n.find(g => g.role === "leader").id;
 	})()`, poll...))
 	require.NoError(t, err, "the healthy ensemble: %+v", nodes())
+	require.Equal(t, lab.leader(), drawn, "the leader drawn is the ensemble's")
+	// (A loaded machine may have re-elected since the ensemble started:
+	// go on with the leader drawn, as long as it is not this page's server.)
+	require.NotEqual(t, followerID, drawn, "the page's own server became the leader")
+	leaderID = drawn
+
+	// writes writes through the follower until the function it returns
+	// is called.
+	writes := func(prefix string) func() {
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				case <-time.After(40 * time.Millisecond):
+				}
+				_, _ = conn.Create(prefix+strconv.Itoa(i), []byte("x"), 0, zk.WorldACL(zk.PermAll))
+			}
+		}()
+		return func() {
+			close(stop)
+			wg.Wait()
+		}
+	}
 
 	// Writes through the follower: their proposals move along the leader's edges.
-	stop := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i := 0; ; i++ {
-			select {
-			case <-stop:
-				return
-			case <-time.After(40 * time.Millisecond):
-			}
-			_, _ = conn.Create("/topology-"+strconv.Itoa(i), []byte("x"), 0, zk.WorldACL(zk.PermAll))
-		}
-	}()
+	stopWrites := writes("/topology-")
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector(
 		'#topology-svg .topo-dot[data-zab^="PROPOSAL"][data-from="`+leaderID+`"][data-on-edge="leader"]') !== null`, poll...))
 	require.NoError(t, err, "no proposal moved along the leader's edges")
@@ -216,8 +231,7 @@ func TestBrowserTopology(t *testing.T) {
 	require.NoError(t, err)
 	require.LessOrEqual(t, dots, 30, "at most 30 messages move at once")
 	topologyScreenshot(t, ctx, "console-topology-write.png")
-	close(stop)
-	wg.Wait()
+	stopWrites()
 
 	// A click on the leader's node offers the lab's kill: the dead leader
 	// is crossed out, never drawn as leader, and another leader appears.
@@ -273,9 +287,7 @@ func TestBrowserTopology(t *testing.T) {
 		}
 	}
 	edge := func(a, b string) string {
-		x, _ := strconv.Atoi(a)
-		y, _ := strconv.Atoi(b)
-		return strconv.Itoa(min(x, y)) + "-" + strconv.Itoa(max(x, y))
+		return strconv.Itoa(min(topoAtoi(a), topoAtoi(b))) + "-" + strconv.Itoa(max(topoAtoi(a), topoAtoi(b)))
 	}
 	require.NoError(t, chromedp.Do(ctx,
 		chromedp.Click(chromedp.CSS(`#topology-svg .topo-edge[data-edge="`+edge(cur, victim)+`"]`), chromedp.NodeVisible),
@@ -289,7 +301,15 @@ func TestBrowserTopology(t *testing.T) {
 			document.getElementById("topology").dataset.quorum === "true";
 	})()`, poll...))
 	require.NoError(t, err, "the partitioned follower crossed out, the rest with a quorum: %+v", nodes())
+	// Writes go on without it: the leader and the third server are a
+	// quorum, and the proposals go to that one.
+	rest := strconv.Itoa(6 - topoAtoi(cur) - topoAtoi(victim))
+	stopWrites = writes("/partitioned-")
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector(
+		'#topology-svg .topo-dot[data-zab^="PROPOSAL"][data-from="`+cur+`"][data-to="`+rest+`"]') !== null`, poll...))
+	require.NoError(t, err, "no proposal to server %s while %s is cut off: %+v", rest, victim, nodes())
 	topologyScreenshot(t, ctx, "console-topology-partition.png")
+	stopWrites()
 
 	// The leader partitioned away too, from its node's menu: this page's
 	// server alone hears from no quorum, and the view says so.
@@ -300,6 +320,12 @@ func TestBrowserTopology(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("topology").dataset.quorum === "false" &&
 		document.getElementById("topology-banner").textContent === "no quorum"`, poll...))
 	require.NoError(t, err, "no quorum: %+v", nodes())
+}
+
+// topoAtoi is s as a number (the tests' ids are).
+func topoAtoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
 }
 
 // topologyScreenshot saves the topology view into docs/name when

@@ -161,6 +161,14 @@
         ev.stopPropagation();
         nodeMenu(m.id, ev);
       });
+      g.addEventListener("keydown", ev => {
+        if (!view.lab || (ev.key !== "Enter" && ev.key !== " ")) return;
+        ev.preventDefault();
+        const b = g.getBoundingClientRect();
+        nodeMenu(m.id, { clientX: b.left + b.width / 2, clientY: b.top + b.height / 2 });
+        const first = menu.querySelector("button");
+        if (first) first.focus();
+      });
       nodeEls.set(m.id, g);
     }
     g.replaceChildren();
@@ -194,7 +202,8 @@
 
     // Lag: an arc around the follower that grows with the entries it is
     // behind the leader.
-    if (view.leader && m.id !== view.leader && m.reachable) {
+    // A member cut off keeps the leader's figure: how far behind it falls.
+    if (view.leader && m.id !== view.leader && !m.loading) {
       const lag = lagOf(m.id);
       if (typeof lag === "number") {
         g.dataset.lag = lag;
@@ -210,7 +219,9 @@
     const lines = [];
     if (m.status) lines.push(["topo-fig", "epoch " + m.status.epoch + " · zxid " + hex(m.status.lastZxid)]);
     if (r.note) lines.push(["topo-note", r.note]);
-    else if (g.dataset.lag && g.dataset.lag !== "0") lines.push(["topo-note lag", "lag " + g.dataset.lag + " entries"]);
+    if (g.dataset.lag && g.dataset.lag !== "0") {
+      lines.push(["topo-note lag", g.dataset.lag === "unknown" ? "lag unknown" : "lag " + g.dataset.lag + " entries"]);
+    }
     if (lab && g.dataset.lab !== "running") lines.push(["topo-note", g.dataset.lab === "killed" ? "killed (lab)" : "partitioned away (lab)"]);
     lines.forEach(([cls, text], i) => g.append(svgEl("text", { y: R + 16 + 13 * i, class: cls }, text)));
     return g;
@@ -251,6 +262,16 @@
     return g;
   }
 
+  // settle makes els the children of layer, in order, moving only what
+  // is out of place: an element that stays is never taken out of the page
+  // (a click on it, or a tool holding it, must not lose it).
+  function settle(layer, els) {
+    els.forEach((el, i) => {
+      if (layer.children[i] !== el) layer.insertBefore(el, layer.children[i] || null);
+    });
+    while (layer.children.length > els.length) layer.lastChild.remove();
+  }
+
   function draw() {
     const members = view.members;
     place(members);
@@ -262,7 +283,7 @@
       for (const m of members) {
         if (m.id === view.leader) continue;
         linked.add(pairKey(view.leader, m.id));
-        const lag = m.reachable ? lagOf(m.id) : undefined;
+        const lag = m.loading ? undefined : lagOf(m.id);
         const gap = typeof lag === "number" && lag > 0 ? Math.min(70, 14 * Math.log10(lag + 1)) : 0;
         const state = !m.reachable ? (m.loading ? "loading" : "cut") : "up";
         edges.push(drawLine(view.leader, m.id, "topo-edge state-" + state + (m.observer ? " observer" : ""), gap,
@@ -277,9 +298,9 @@
     // Forget the elements of servers and pairs no longer drawn.
     const keep = new Set([...nodes, ...edges, ...chords]);
     for (const els of [nodeEls, edgeEls]) for (const [k, g] of els) if (!keep.has(g)) els.delete(k);
-    chordLayer.replaceChildren(...chords);
-    edgeLayer.replaceChildren(...edges);
-    nodeLayer.replaceChildren(...nodes);
+    settle(chordLayer, chords);
+    settle(edgeLayer, edges);
+    settle(nodeLayer, nodes);
 
     const h = view.health;
     const noQuorum = members.length > 0 && h.quorum === false;
@@ -288,7 +309,9 @@
     root.dataset.leader = view.leader;
     const reach = h.voters ? " · " + h.reachable + " of " + h.voters + " voters reachable" +
       (h.loading ? " (" + h.loading + " loading)" : "") : "";
-    summary.textContent = (view.leader ? "leader: server " + view.leader : "no leader") +
+    const loadingLeader = !view.leader && h.leader && (byId.get(h.leader) || {}).loading;
+    summary.textContent = (view.leader ? "leader: server " + view.leader :
+      loadingLeader ? "leader: server " + h.leader + " (loading…)" : "no leader") +
       (h.epoch ? " · epoch " + h.epoch : "") + reach + (noQuorum ? " · no quorum" : "");
     summary.classList.toggle("bad", noQuorum || !view.leader);
   }
