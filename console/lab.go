@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/zkraft/zkraft/server"
 )
 
 // Lab is what the lab's controls act on: an ensemble run by the lab
@@ -33,11 +35,37 @@ type Lab interface {
 	LabStatus() LabStatus
 }
 
+// LabScenarioActions are the further actions the guided scenarios
+// (scenarios.js) use. A Lab that has them gets their routes; package lab's
+// does.
+type LabScenarioActions interface {
+	// Write makes count client writes through server id's client port
+	// (a follower forwards them to the leader) and describes them.
+	Write(id int64, count int) (LabWrite, error)
+	// Snapshot makes server id take a snapshot now, compacting its log
+	// behind it.
+	Snapshot(id int64) error
+	// Remove takes server id out of the ensemble (reconfig -remove) and
+	// Add takes it back with its old line (reconfig -add), each through
+	// the leader.
+	Remove(id int64) error
+	Add(id int64) error
+}
+
 // LabStatus is the lab's state as /console/api/lab answers it.
 type LabStatus struct {
 	Servers []LabServer `json:"servers"`
 	Links   []LabLink   `json:"links"`
 	Load    LabLoad     `json:"load"`
+	// Members are the ids in the Raft membership as the leader (or, with
+	// none, the first running server) knows it.
+	Members []int64 `json:"members,omitempty"`
+	// TrailingLogs is how many log entries a server keeps behind its
+	// latest snapshot for lagging followers: one further behind gets the
+	// snapshot (InstallSnapshot, ZAB's SNAP).
+	TrailingLogs uint64 `json:"trailingLogs,omitempty"`
+	// LastWrite describes the last Write action.
+	LastWrite *LabWrite `json:"lastWrite,omitempty"`
 }
 
 // LabServer is one server of the lab.
@@ -47,6 +75,27 @@ type LabServer struct {
 	Isolated   bool   `json:"isolated"`
 	ClientAddr string `json:"clientAddr"`
 	ConsoleURL string `json:"consoleUrl"`
+	// Status is the server's own figures, read in the lab's process (so
+	// they are there even when a partition hides the server from the
+	// others); nil while it is killed.
+	Status *server.NodeStatus `json:"status,omitempty"`
+	// SnapshotZxid is the last zxid of the last snapshot the server took
+	// or installed (0: none).
+	SnapshotZxid int64 `json:"snapshotZxid,omitempty"`
+}
+
+// LabWrite describes a Write action: how many of its writes succeeded,
+// the zxid of the last (in hex as well, as ZooKeeper prints it), how long
+// they took, and the first error.
+type LabWrite struct {
+	Server   int64  `json:"server"`
+	Count    int    `json:"count"`
+	Written  int    `json:"written"`
+	Failed   int    `json:"failed"`
+	LastZxid int64  `json:"lastZxid"`
+	ZxidHex  string `json:"zxidHex"`
+	Ms       int64  `json:"ms"`
+	Error    string `json:"error,omitempty"`
 }
 
 // LabLink is a slowed link.
@@ -75,6 +124,11 @@ const (
 	LabHealPath    = LabPath + "/heal"      // {}
 	LabLinkPath    = LabPath + "/link"      // {"a", "b", "delayMs", "loss"}
 	LabLoadPath    = LabPath + "/load"      // {"clients"}: 0 stops the load
+	// The scenarios' actions (LabScenarioActions).
+	LabWritePath    = LabPath + "/write"    // {"id", "count"}
+	LabSnapshotPath = LabPath + "/snapshot" // {"id"}
+	LabRemovePath   = LabPath + "/remove"   // {"id"}
+	LabAddPath      = LabPath + "/add"      // {"id"}
 )
 
 // labTimeout bounds one lab action (a restart waits for the server to
@@ -89,6 +143,7 @@ type labBody struct {
 	DelayMs int64   `json:"delayMs"`
 	Loss    float64 `json:"loss"`
 	Clients int     `json:"clients"`
+	Count   int     `json:"count"`
 }
 
 // isLab says whether path is under the lab's routes.
@@ -165,7 +220,7 @@ func (c *Console) labAction(path string, b labBody) error {
 			}
 			done <- l.StartLoad(b.Clients)
 		default:
-			done <- fmt.Errorf("%w: %s", errNoLabRoute, path)
+			done <- c.scenarioAction(path, b)
 		}
 	}()
 	select {
@@ -174,6 +229,26 @@ func (c *Console) labAction(path string, b labBody) error {
 	case <-time.After(labTimeout):
 		return fmt.Errorf("console: lab action %s still running after %v", path, labTimeout)
 	}
+}
+
+// scenarioAction runs one of the LabScenarioActions, if the lab has them.
+func (c *Console) scenarioAction(path string, b labBody) error {
+	sa, ok := c.opts.Lab.(LabScenarioActions)
+	if !ok {
+		return fmt.Errorf("%w: %s", errNoLabRoute, path)
+	}
+	switch path {
+	case LabWritePath:
+		_, err := sa.Write(b.ID, b.Count)
+		return err
+	case LabSnapshotPath:
+		return sa.Snapshot(b.ID)
+	case LabRemovePath:
+		return sa.Remove(b.ID)
+	case LabAddPath:
+		return sa.Add(b.ID)
+	}
+	return fmt.Errorf("%w: %s", errNoLabRoute, path)
 }
 
 // decodeLab reads a lab action's JSON body (an empty body is {}).

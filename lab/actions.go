@@ -126,8 +126,20 @@ func (l *Lab) LabStatus() console.LabStatus {
 	st := console.LabStatus{Servers: []console.LabServer{}, Links: []console.LabLink{}}
 	l.mu.Lock()
 	for i := range l.cfgs {
-		st.Servers = append(st.Servers, console.LabServer{ID: int64(i + 1), Running: l.servers[i] != nil,
-			Isolated: l.isolated[i], ClientAddr: addrs[i], ConsoleURL: urls[i]})
+		ls := console.LabServer{ID: int64(i + 1), Running: l.servers[i] != nil,
+			Isolated: l.isolated[i], ClientAddr: addrs[i], ConsoleURL: urls[i]}
+		if s := l.servers[i]; s != nil {
+			ns := s.Status()
+			ns.Followers = nil // the ensemble route has them
+			ls.Status = &ns
+			ls.SnapshotZxid, _, _ = s.LastSnapshot()
+		}
+		st.Servers = append(st.Servers, ls)
+	}
+	st.Members, st.TrailingLogs = l.membersLocked(), trailingLogs
+	if w := l.lastWrite; w != nil {
+		c := *w
+		st.LastWrite = &c
 	}
 	ld := l.load
 	l.mu.Unlock()

@@ -67,6 +67,8 @@ type Lab struct {
 	closing  []chan struct{} // closed once a killed server's AdminServer is closed
 	isolated map[int]bool
 	load     *load
+	// lastWrite is the last Write's outcome (scenario.go).
+	lastWrite *console.LabWrite
 }
 
 var _ console.Lab = (*Lab)(nil)
@@ -140,6 +142,9 @@ func (l *Lab) configure() error {
 		// The lab's controls and the console's writes need verified
 		// credentials: "digest lab:lab" is the lab's super user.
 		cfg.SuperDigest = datatree.DigestID(SuperCredentials)
+		// The guided scenarios remove a server and add it back
+		// (reconfig, as the super user).
+		cfg.ReconfigEnabled = true
 		l.cfgs = append(l.cfgs, cfg)
 	}
 	l.servers = make([]*server.Server, n)
