@@ -208,7 +208,7 @@
       if (typeof lag === "number") {
         g.dataset.lag = lag;
         if (lag > 0) g.append(svgEl("path", { d: arc(0, 0, R + 9, lagFrac(lag)), class: "topo-lag" }));
-      } else if (lag === null) {
+      } else if (lag === null && m.reachable) { // a cut-off member's is unknown, of course
         g.dataset.lag = "unknown";
         g.append(svgEl("circle", { r: R + 9, class: "topo-lag unknown" }));
       }
