@@ -60,3 +60,41 @@ func decodeTraceMessage(d *wire.Decoder) TraceMessage {
 	m.Zab = d.String()
 	return m
 }
+
+// The ops (TraceMessage.Op) travel after the windows, so that a member
+// of an older version, which reads the windows and stops, still reads
+// them: for each window in order, the count of records that name an op,
+// then each one's position in the window and its op.
+
+// encodeWindowOps writes the ops of a window's records.
+func encodeWindowOps(e *wire.Encoder, msgs []TraceMessage) {
+	n := 0
+	for i := range msgs {
+		if msgs[i].Op != "" {
+			n++
+		}
+	}
+	e.Int(int32(n))
+	for i := range msgs {
+		if msgs[i].Op != "" {
+			e.Int(int32(i))
+			e.String(msgs[i].Op)
+		}
+	}
+}
+
+// decodeWindowOps reads what encodeWindowOps wrote into the records
+// decoded before it; each op is cut to opMax.
+func decodeWindowOps(d *wire.Decoder, msgs []TraceMessage) {
+	k := d.Count(8)
+	if k > len(msgs) {
+		d.Fail(errTraceWindow)
+		return
+	}
+	for j := 0; j < k && d.Err() == nil; j++ {
+		i, op := int(d.Int()), d.String()
+		if d.Err() == nil && i >= 0 && i < len(msgs) {
+			msgs[i].Op = cutText(op, opMax)
+		}
+	}
+}

@@ -89,6 +89,7 @@ func (n *Node) WatchTrace() {
 	if n.fwdCli == nil {
 		return
 	}
+	n.traceForwardOps()
 	n.trace.want(traceHold)
 	n.watchPeers(true)
 }
@@ -203,10 +204,14 @@ func (n *Node) encodeTraceAsk(e *wire.Encoder) {
 	e.Int(1)
 	e.Int(int32(len(wins) + 1))
 	now := time.Now()
-	for _, w := range append([]idWindow{{n.trace.self, n.trace.ownWindow()}}, wins...) {
+	all := append([]idWindow{{n.trace.self, n.trace.ownWindow()}}, wins...)
+	for _, w := range all {
 		e.Long(w.id)
 		e.Long(now.Sub(w.at).Milliseconds())
 		encodeWindow(e, w.traceWindow)
+	}
+	for _, w := range all { // after every window: older followers stop before
+		encodeWindowOps(e, w.msgs)
 	}
 }
 
@@ -216,15 +221,25 @@ func (n *Node) readTraceAsk(d *wire.Decoder, now time.Time) {
 	if n.trace == nil || d.Remaining() < 4 || d.Int() != 1 {
 		return
 	}
+	n.traceForwardOps()
 	n.trace.want(traceHold)
 	k := d.Count(20)
+	got := make([]idWindow, 0, min(k, traceMaxMembers))
 	for i := 0; i < k && i < traceMaxMembers && d.Err() == nil; i++ {
 		id, age := d.Long(), d.Long()
 		w := decodeWindow(d)
 		if d.Err() == nil {
 			w.at = now.Add(-time.Duration(age) * time.Millisecond)
-			n.trace.storeWindow(id, w)
+			got = append(got, idWindow{id, w})
 		}
+	}
+	if len(got) == k && d.Err() == nil && d.Remaining() > 0 { // a newer leader's ops
+		for i := range got {
+			decodeWindowOps(d, got[i].msgs)
+		}
+	}
+	for _, w := range got {
+		n.trace.storeWindow(w.id, w.traceWindow)
 	}
 }
 
@@ -232,7 +247,9 @@ func (n *Node) readTraceAsk(d *wire.Decoder, now time.Time) {
 // it records.
 func (n *Node) encodeTraceAnswer(e *wire.Encoder) {
 	if n.trace.active() {
-		encodeWindow(e, n.trace.ownWindow())
+		w := n.trace.ownWindow()
+		encodeWindow(e, w)
+		encodeWindowOps(e, w.msgs) // older leaders stop before
 	}
 }
 
@@ -242,6 +259,9 @@ func (n *Node) readTraceAnswer(id int64, d *wire.Decoder) {
 		return
 	}
 	w := decodeWindow(d)
+	if d.Err() == nil && d.Remaining() > 0 { // a newer follower's ops
+		decodeWindowOps(d, w.msgs)
+	}
 	if d.Err() == nil {
 		w.at = time.Now()
 		n.trace.storeWindow(id, w)

@@ -46,6 +46,9 @@ func (t *traceTransport) recordAppend(id raft.ServerID, start time.Time, args *r
 	if k := len(args.Entries); k > 0 {
 		m.FirstIndex, m.LastIndex, m.EntryTerm = args.Entries[0].Index, args.Entries[k-1].Index, args.Entries[k-1].Term
 		m.firstCmd, m.lastCmd, m.Commands = commandRange(args.Entries)
+		if m.Commands > 0 {
+			m.Op = entriesOp(firstCommand(args.Entries), m.Commands)
+		}
 	}
 	t.done(&m, start, err)
 }
@@ -128,17 +131,25 @@ func (t *traceTransport) Close() error {
 // recording; past it, the oldest are forgotten (not recorded).
 const maxPending = 4096
 
-// forwardSent notes that proposal seq left for the leader.
+// pendingForward is a forward sent and not yet answered.
+type pendingForward struct {
+	sent time.Time
+	op   string
+}
+
+// forwardSent notes that proposal seq left for the leader, with the op
+// it carries (still among the waiters: msgop.go).
 func (t *tracer) forwardSent(seq uint64) {
 	if !t.active() {
 		return
 	}
+	p := pendingForward{sent: time.Now(), op: t.opOf(seq)}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.pending == nil || len(t.pending) >= maxPending {
-		t.pending = make(map[uint64]time.Time)
+		t.pending = make(map[uint64]pendingForward)
 	}
-	t.pending[seq] = time.Now()
+	t.pending[seq] = p
 }
 
 // forwardAnswered records proposal seq's round trip to leader, answered
@@ -149,13 +160,13 @@ func (t *tracer) forwardAnswered(seq uint64, leader raft.ServerID, code int32) {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	sent, ok := t.pending[seq]
+	p, ok := t.pending[seq]
 	if !ok || t.ring == nil {
 		return
 	}
 	delete(t.pending, seq)
-	m := TraceMessage{Time: sent, LatencyUs: time.Since(sent).Microseconds(), To: int64ID(leader),
-		Kind: TraceForward, Term: t.term(), OK: code == fwdOK, proposal: seq}
+	m := TraceMessage{Time: p.sent, LatencyUs: time.Since(p.sent).Microseconds(), To: int64ID(leader),
+		Kind: TraceForward, Term: t.term(), OK: code == fwdOK, Op: p.op, proposal: seq}
 	if code != fwdOK {
 		m.Error = forwardCodeText(code)
 	}

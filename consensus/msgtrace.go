@@ -96,6 +96,11 @@ type TraceMessage struct {
 	// message it plays the part of (msgphase.go).
 	Phase Phase  `json:"phase"`
 	Zab   string `json:"zab"`
+	// Op names the client write carried, where the sender saw it: a
+	// forward's, or an AppendEntries' first transaction's, with " +N"
+	// for N more ("create /x", "setData /y +2", "createSession"; the
+	// path cut to 60 bytes: msgop.go). Empty for messages without one.
+	Op string `json:"op,omitempty"`
 
 	// Unexported: what is needed to fill in the zxids later.
 	firstCmd, lastCmd position // the first and last transaction entries
@@ -143,9 +148,10 @@ type tracer struct {
 	next    uint64         // Seq of the next record
 	peers   map[int64]peerPhase
 	voted   uint64 // the last term this server asked votes for
-	pending map[uint64]time.Time
+	pending map[uint64]pendingForward
 	zxids   atomic.Pointer[zxidCache]
 	windows map[int64]traceWindow // other members' records (msgexchange.go)
+	tracerOps
 }
 
 func newTracer(self int64, lastIndex, term func() uint64) *tracer {

@@ -51,7 +51,8 @@ func traceSees(t *testing.T, n *Node, what string, find func([]TraceMessage) boo
 // follower's trace: its forward to the leader, the leader's AppendEntries
 // carrying the write's zxid to it (a PROPOSAL, acknowledged), a later
 // message raising its commit index past the entry (COMMIT), and the
-// leader's reply, in that order. Then the leader is killed: the trace
+// leader's reply, in that order, the forward and the proposal both
+// named "create /traced". Then the leader is killed: the trace
 // shows the election's votes (discovery) and the new leader's first
 // messages (discovery, then synchronization or broadcast), and a write in
 // the new epoch is a PROPOSAL again.
@@ -93,6 +94,8 @@ func TestTraceShowsAWriteAndAnElection(t *testing.T) {
 		return fwd.Seq != 0 && prop.Seq != 0 && commit.Seq != 0
 	})
 	require.Equal(t, []any{fid, lid, true, PhaseBroadcast, "REQUEST"}, []any{fwd.From, fwd.To, fwd.OK, fwd.Phase, fwd.Zab})
+	require.Equal(t, "create /traced", fwd.Op, "the forward names its write")
+	require.Equal(t, "create /traced", prop.Op, "the leader's proposal, read over the links, names it too")
 	require.True(t, prop.OK, "the follower acknowledged the proposal")
 	require.Equal(t, PhaseBroadcast, prop.Phase)
 	require.Contains(t, []string{"PROPOSAL", "PROPOSAL+COMMIT"}, prop.Zab)

@@ -1,12 +1,15 @@
 package consensus
 
 import (
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/hashicorp/raft"
 	"github.com/stretchr/testify/require"
 
+	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/wire"
 )
 
@@ -153,4 +156,99 @@ func TestTraceWindowRoundTrip(t *testing.T) {
 	require.Equal(t, w.msgs[0].Time.UnixNano(), got.msgs[0].Time.UnixNano())
 	got.msgs[0].Time = w.msgs[0].Time
 	require.Equal(t, w.msgs, got.msgs)
+}
+
+// txnEntry is a log entry carrying a transaction of op on body.
+func txnEntry(index uint64, op wire.Op, body wire.Record) *raft.Log {
+	cmd := &Command{Kind: KindTxn, Origin: 1, Seq: index, Txn: &datatree.Txn{Time: 1, Session: 2,
+		Auth: []wire.Id{{Scheme: "digest", ID: "a:b"}}, Op: op, Body: body}}
+	return &raft.Log{Index: index, Term: 5, Type: raft.LogCommand, Data: encodeCommand(cmd)}
+}
+
+// Records carrying a client write name it, "create /x" and the like: a
+// forward from the proposal it sends, an AppendEntries from its first
+// transaction (" +N" for the others); a path is cut to 60 bytes. While
+// nobody watches, nothing is looked up or recorded.
+func TestTracerNamesOps(t *testing.T) {
+	tr, tt := testTracer()
+	lookups := 0
+	f := forwardOps(func(seq uint64) string {
+		lookups++
+		return commandOp(&Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpCreate, Body: &wire.CreateRequest{Path: "/x"}}})
+	})
+	tr.forwardOp.Store(&f)
+	tr.forwardSent(7)
+	tr.forwardAnswered(7, "3", fwdOK)
+	tt.AppendEntries("2", "addr2", &raft.AppendEntriesRequest{Term: 5, PrevLogEntry: 10,
+		Entries: []*raft.Log{txnEntry(11, wire.OpCreate, &wire.CreateRequest{Path: "/x"})}}, &raft.AppendEntriesResponse{})
+	require.Zero(t, lookups, "no op is looked up while nobody watches")
+	require.Nil(t, tr.ring)
+
+	tr.want(time.Minute)
+	tr.forwardSent(8)
+	tr.forwardAnswered(8, "3", fwdOK)
+	require.Equal(t, 1, lookups)
+	long := "/" + strings.Repeat("é", 40) // 81 bytes
+	tt.AppendEntries("2", "addr2", &raft.AppendEntriesRequest{Term: 5, PrevLogEntry: 10, Entries: []*raft.Log{
+		{Index: 11, Term: 5, Type: raft.LogNoop},
+		txnEntry(12, wire.OpSetData, &wire.SetDataRequest{Path: long, Data: []byte("v"), Version: -1}),
+		txnEntry(13, wire.OpDelete, &wire.DeleteRequest{Path: "/z", Version: -1}),
+		txnEntry(14, wire.OpDelete, &wire.DeleteRequest{Path: "/w", Version: -1}),
+	}}, &raft.AppendEntriesResponse{})
+	tr.noteApplied([]appliedZxid{{at: position{12, 5}, zxid: 5<<32 | 1}, {at: position{14, 5}, zxid: 5<<32 | 3}, {at: position{50, 5}, zxid: 5<<32 | 4, seq: 8}})
+	msgs, _ := tr.read(0, 10)
+	require.Len(t, msgs, 2)
+	require.Equal(t, "create /x", msgs[0].Op)
+	op := msgs[1].Op
+	require.True(t, strings.HasPrefix(op, "setData /éé"), op)
+	require.True(t, strings.HasSuffix(op, "… +2"), op)
+	path := strings.TrimSuffix(strings.TrimPrefix(op, "setData "), "… +2")
+	require.LessOrEqual(t, len(path), opPathMax)
+	require.True(t, utf8.ValidString(path))
+
+	for _, c := range []struct {
+		want string
+		cmd  *Command
+	}{
+		{"createSession", &Command{Kind: KindCreateSession, Session: 9, Timeout: 30000, Time: 1}},
+		{"closeSession", &Command{Kind: KindCloseSession, Session: 9, Time: 1}},
+		{"error", &Command{Kind: KindError, Code: wire.CodeNoNode}},
+		{"create2 /a", &Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpCreate2, Body: &wire.CreateRequest{Path: "/a"}}}},
+		{"setACL /b", &Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpSetACL, Body: &wire.SetACLRequest{Path: "/b", Version: -1}}}},
+		{"deleteContainer /c", &Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpDeleteContainer, Body: &wire.DeleteContainerRequest{Path: "/c"}}}},
+		{"multi", &Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpMulti, Body: &wire.MultiRequest{}}}},
+	} {
+		require.Equal(t, c.want, commandOp(c.cmd))
+		require.Equal(t, c.want, encodedOp(encodeCommand(c.cmd)), "read from the entry's bytes")
+	}
+	require.Equal(t, "deleteContainer /"+strings.Repeat("d", 59)+"…",
+		encodedOp(encodeCommand(&Command{Kind: KindTxn, Txn: &datatree.Txn{Op: wire.OpDeleteContainer, Body: &wire.DeleteContainerRequest{Path: "/" + strings.Repeat("d", 5000)}}})))
+	require.Empty(t, encodedOp([]byte{1, 2}), "not a command")
+}
+
+// The ops travel after the windows: a reader of an older version reads
+// the windows as before and stops; a newer one reads the ops, each cut
+// to opMax.
+func TestTraceWindowOps(t *testing.T) {
+	w := traceWindow{run: 1, oldest: 1, msgs: []TraceMessage{
+		{Seq: 1, Kind: TraceHeartbeat, Time: time.Unix(0, 1)},
+		{Seq: 2, Kind: TraceForward, Op: "create /x", Time: time.Unix(0, 2)},
+		{Seq: 3, Kind: TraceAppend, Op: strings.Repeat("y", 500), Time: time.Unix(0, 3)},
+	}}
+	var e wire.Encoder
+	encodeWindow(&e, w)
+	encodeWindowOps(&e, w.msgs)
+
+	old := wire.NewDecoder(e.Bytes(), 0)
+	got := decodeWindow(old)
+	require.NoError(t, old.Err())
+	require.Len(t, got.msgs, 3)
+	require.Empty(t, got.msgs[1].Op, "the window itself carries no op")
+
+	d := wire.NewDecoder(e.Bytes(), 0)
+	got = decodeWindow(d)
+	decodeWindowOps(d, got.msgs)
+	require.NoError(t, d.Err())
+	require.Zero(t, d.Remaining())
+	require.Equal(t, []string{"", "create /x", strings.Repeat("y", opMax) + "…"}, []string{got.msgs[0].Op, got.msgs[1].Op, got.msgs[2].Op})
 }

@@ -47,7 +47,7 @@ func cursorsOf(ans replicationAnswer) string {
 // TestReplicationRoute: a follower's console answers the messages of the
 // whole ensemble; a client's write through it shows as its forward and
 // the leader's AppendEntries carrying the write's zxid, labelled
-// broadcast; the cursors it answers continue where the last answer
+// broadcast and both named "create /steps"; the cursors it answers continue where the last answer
 // stopped, with nothing twice.
 func TestReplicationRoute(t *testing.T) {
 	c := integration.StartCluster(t, 3, superRoot)
@@ -89,6 +89,8 @@ func TestReplicationRoute(t *testing.T) {
 	})
 	require.Equal(t, int64(leader+1), fwd.To)
 	require.Equal(t, "REQUEST", fwd.Zab)
+	require.Equal(t, "create /steps", fwd.Op, "the JSON names the forwarded write (\"op\")")
+	require.Equal(t, "create /steps", prop.Op, "and the leader's proposal that carries it")
 	require.Equal(t, int64(leader+1), prop.From)
 	require.Equal(t, "broadcast", string(prop.Phase))
 	require.True(t, strings.HasPrefix(prop.Zab, "PROPOSAL"), prop.Zab)
