@@ -58,11 +58,17 @@ func (s *Server) stopLocalSessions() {
 // createLocal makes a new local session with timeout (ms).
 func (s *Server) createLocal(timeout int32) int64 {
 	id := s.ids.Next()
+	s.armLocal(id, timeout)
+	return id
+}
+
+// armLocal records local session id with timeout (ms) and (re)starts its
+// expiry.
+func (s *Server) armLocal(id int64, timeout int32) {
 	s.local.mu.Lock()
 	s.local.timeouts[id] = timeout
 	s.local.mu.Unlock()
 	s.local.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
-	return id
 }
 
 // isLocal reports whether id is one of this server's local sessions.
@@ -83,10 +89,7 @@ func (s *Server) resumeLocal(id int64, passwd []byte, timeout int32) bool {
 	if !s.isLocal(id) || !session.CheckPassword(id, passwd) || s.local.tracker.IsClosing(id) {
 		return false
 	}
-	s.local.mu.Lock()
-	s.local.timeouts[id] = timeout
-	s.local.mu.Unlock()
-	s.local.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
+	s.armLocal(id, timeout)
 	return true
 }
 
