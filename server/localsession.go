@@ -63,11 +63,16 @@ func (s *Server) createLocal(timeout int32) int64 {
 }
 
 // armLocal records local session id with timeout (ms) and (re)starts its
-// expiry.
+// expiry. Under local.mu, as forgetLocal, so that an expiry cannot slip in
+// between the two.
 func (s *Server) armLocal(id int64, timeout int32) {
 	s.local.mu.Lock()
+	defer s.local.mu.Unlock()
+	s.armLocalLocked(id, timeout)
+}
+
+func (s *Server) armLocalLocked(id int64, timeout int32) {
 	s.local.timeouts[id] = timeout
-	s.local.mu.Unlock()
 	s.local.tracker.Add(id, time.Duration(timeout)*time.Millisecond)
 }
 
@@ -86,10 +91,15 @@ func (s *Server) isLocal(id int64) bool {
 // with, under the newly negotiated timeout; false if it is not one (or
 // the password is wrong).
 func (s *Server) resumeLocal(id int64, passwd []byte, timeout int32) bool {
-	if !s.isLocal(id) || !session.CheckPassword(id, passwd) || s.local.tracker.IsClosing(id) {
+	if s.local.tracker == nil || !session.CheckPassword(id, passwd) {
 		return false
 	}
-	s.armLocal(id, timeout)
+	s.local.mu.Lock()
+	defer s.local.mu.Unlock()
+	if _, ok := s.local.timeouts[id]; !ok {
+		return false // never local here, or expired
+	}
+	s.armLocalLocked(id, timeout)
 	return true
 }
 
@@ -99,10 +109,10 @@ func (s *Server) forgetLocal(id int64) bool {
 		return false
 	}
 	s.local.mu.Lock()
+	defer s.local.mu.Unlock()
 	_, ok := s.local.timeouts[id]
-	delete(s.local.timeouts, id)
-	s.local.mu.Unlock()
 	if ok {
+		delete(s.local.timeouts, id)
 		s.local.tracker.Remove(id)
 	}
 	return ok
