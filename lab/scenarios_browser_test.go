@@ -1,0 +1,162 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/stretchr/testify/require"
+)
+
+// TestBrowserScenarios plays every guided scenario of the console's
+// Scenarios section (console/assets/scenarios.js) to its end in headless
+// Chromium, on a follower's console of a three-server lab: the first by
+// clicking "next" at each step, the others with auto-play and no pause.
+// After each, every step is marked done and the ensemble is whole again:
+// every server runs, one leads, all follow it at its last zxid, in a
+// membership of all three. Skipped without Chromium.
+func TestBrowserScenarios(t *testing.T) {
+	var path string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			path = p
+			break
+		}
+	}
+	if path == "" {
+		t.Skip("browser test skipped: no Chromium found on PATH (Debian: apt-get install chromium; .ci/run installs it)")
+	}
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
+		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox refuses to start
+		chromedp.WindowSize(1280, 1200))
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelAlloc()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelTimeout := context.WithTimeout(ctx, 150*time.Second)
+	defer cancelTimeout()
+
+	l, err := Start(context.Background(), Options{N: 3, Interval: 250 * time.Millisecond})
+	require.NoError(t, err)
+	t.Cleanup(l.Close)
+	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
+	// A follower's console: the leader-crash scenario kills the leader,
+	// and a page on it would go with it.
+	page := leaderOf(l)%3 + 1
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(l.ConsoleURLs()[page-1]),
+		chromedp.WaitVisible(chromedp.CSS(`#scenarios .sc-menu button[data-scenario="follower-write"]`)),
+	))
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#scenarios .sc-menu button").length`))
+	require.NoError(t, err)
+	require.Equal(t, 5, n, "five scenarios in the menu")
+
+	state := func() string {
+		s, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("scenarios").dataset.state`))
+		require.NoError(t, err)
+		return s
+	}
+	// finished waits until the scenario ends and checks it ended well.
+	finished := func(key string) {
+		t.Helper()
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`["done", "failed"].includes(document.getElementById("scenarios").dataset.state)`,
+			chromedp.WithPollingInterval(100*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second)))
+		require.NoError(t, err, "scenario %s did not end", key)
+		if st := state(); st != "done" {
+			text, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#scenario-panel`)))
+			t.Fatalf("scenario %s ended %s: %s", key, st, text)
+		}
+		undone, err := chromedp.Run(ctx, chromedp.Evaluate[int](
+			`[...document.querySelectorAll("#scenario-steps li")].filter(li => li.dataset.state !== "done").length`))
+		require.NoError(t, err)
+		require.Zero(t, undone, "scenario %s: steps not done", key)
+		last, err := chromedp.Run(ctx, chromedp.Evaluate[bool](
+			`document.getElementById("scenarios").dataset.step == document.querySelectorAll("#scenario-steps li").length - 1`))
+		require.NoError(t, err)
+		require.True(t, last, "scenario %s did not reach its last step", key)
+		require.Equal(t, key, func() string {
+			k, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("scenarios").dataset.scenario`))
+			require.NoError(t, err)
+			return k
+		}())
+		// A transaction may still be on its way to a follower (a client's
+		// closeSession): in step again soon is what counts.
+		require.Eventually(t, func() bool { return inStep(l) }, 10*time.Second, 20*time.Millisecond,
+			"scenario %s left the ensemble unwell: %s", key, describeLab(l))
+		for _, s := range l.LabStatus().Servers {
+			require.True(t, s.Running, "scenario %s: server %d", key, s.ID)
+			require.False(t, s.Isolated, "scenario %s: server %d", key, s.ID)
+		}
+		t.Logf("scenario %s done", key)
+	}
+
+	// The first scenario by hand: "next" at every step.
+	start := time.Now()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#scenarios .sc-menu button[data-scenario="follower-write"]`))))
+	clicks := 0
+	for {
+		_, err := chromedp.Run(ctx, chromedp.Poll[bool](`["waiting", "done", "failed"].includes(document.getElementById("scenarios").dataset.state)`,
+			chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(60*time.Second)))
+		require.NoError(t, err)
+		if state() != "waiting" {
+			break
+		}
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#scenario-panel`)))
+		require.NoError(t, err)
+		require.Contains(t, text, "Raft", "each step maps ZAB to Raft")
+		if clicks == 1 && os.Getenv("ZKRAFT_SCREENSHOTS") != "" { // ZKRAFT_SCREENSHOTS=1 go test ./lab -run BrowserScenarios
+			png, err := chromedp.Run(ctx, chromedp.Screenshot(chromedp.CSS(`#scenarios`)))
+			require.NoError(t, err)
+			require.NoError(t, os.WriteFile(filepath.Join("..", "docs", "console-scenarios.png"), png, 0o644))
+		}
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#scenario-next`))))
+		clicks++
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("scenarios").dataset.state !== "waiting"`,
+			chromedp.WithPollingInterval(20*time.Millisecond), chromedp.WithPollingTimeout(10*time.Second)))
+		require.NoError(t, err, "next did not move on")
+	}
+	finished("follower-write")
+	require.Equal(t, 4, clicks, "one next between each of the five steps")
+	t.Logf("follower-write: %v", time.Since(start))
+
+	// The others with auto-play, no pause.
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Click(chromedp.CSS(`#scenario-auto`)),
+		chromedp.SetValue(chromedp.CSS(`#scenario-pause`), "0"),
+	))
+	for _, key := range []string{"leader-crash", "partition", "snapshot", "reconfig"} {
+		start := time.Now()
+		require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#scenarios .sc-menu button[data-scenario="`+key+`"]`))))
+		finished(key)
+		text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#scenario-steps`)))
+		require.NoError(t, err)
+		for _, phase := range []string{"discovery", "synchronization", "broadcast"} {
+			if key == "reconfig" && phase == "discovery" {
+				continue // no election in a reconfig
+			}
+			require.True(t, strings.Contains(text, phase), "scenario %s has no %s step: %s", key, phase, text)
+		}
+		t.Logf("%s: %v", key, time.Since(start))
+	}
+}
+
+// describeLab is the lab's servers in a line, for failure messages.
+func describeLab(l *Lab) string {
+	var b strings.Builder
+	st := l.LabStatus()
+	for _, s := range st.Servers {
+		fmt.Fprintf(&b, "server %d running=%v isolated=%v", s.ID, s.Running, s.Isolated)
+		if s.Status != nil {
+			fmt.Fprintf(&b, " %s of %d epoch %d zxid %#x", s.Status.Role, s.Status.LeaderID, s.Status.Epoch, s.Status.LastZxid)
+		}
+		b.WriteString("; ")
+	}
+	fmt.Fprintf(&b, "members %v", st.Members)
+	return b.String()
+}
