@@ -2,12 +2,14 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -184,6 +186,7 @@ func TestBrowserTopology(t *testing.T) {
 		// and the lab's actions need them.
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`";
 			document.getElementById("lab-auth").value = "`+rootAuth+`"`),
+		chromedp.Evaluate[chromedp.Void](pageErrorsJS),
 	))
 	// Healthy: one node per server, all reachable, exactly one leader.
 	drawn, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
@@ -320,6 +323,21 @@ func TestBrowserTopology(t *testing.T) {
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("topology").dataset.quorum === "false" &&
 		document.getElementById("topology-banner").textContent === "no quorum"`, poll...))
 	require.NoError(t, err, "no quorum: %+v", nodes())
+	requireNoPageErrors(t, ctx)
+}
+
+// pageErrorsJS records the page's uncaught errors from then on, which
+// requireNoPageErrors reads.
+const pageErrorsJS = `window.topoErrors = [];
+	addEventListener("error", e => window.topoErrors.push(String(e.message)));
+	addEventListener("unhandledrejection", e => window.topoErrors.push(String(e.reason)))`
+
+// requireNoPageErrors fails the test if the page threw since pageErrorsJS.
+func requireNoPageErrors(t *testing.T, ctx context.Context) {
+	t.Helper()
+	errs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.topoErrors`))
+	require.NoError(t, err)
+	require.Empty(t, errs, "the page's uncaught errors")
 }
 
 // topoAtoi is s as a number (the tests' ids are).
@@ -340,4 +358,110 @@ func topologyScreenshot(t *testing.T, ctx context.Context, name string) {
 	path := filepath.Join("..", "docs", name)
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 	t.Logf("wrote %s", path)
+}
+
+// topologyDrawingJS hands the topology view one made-up update, as app.js
+// dispatches them, and reads back what it drew, in one go (the page's own
+// updates come later): a leader (1) with a follower 120 entries behind
+// (2), one whose lag it does not know (3), an unreachable server whose
+// last figures say leader (4), one still loading (5), a reachable server
+// that still says leader but is not the one followed (6), and no quorum.
+const topologyDrawingJS = `(() => {
+	const fig = (id, role, extra) => Object.assign({id, role, leaderId: 1, epoch: 7, lastLogIndex: 500, commitIndex: 500,
+		appliedIndex: 500, lastZxid: 0x70000002a, followers: null}, extra || {});
+	const st = {server: 2, time: new Date().toISOString(), timeline: [], peerTimeline: [],
+		health: {leader: 1, epoch: 7, voters: 6, reachable: 2, loading: 1, quorum: false},
+		members: [
+			{id: 1, observer: false, self: false, ageMs: 100, reachable: true, loading: false,
+			 status: fig(1, "leader", {followers: [{id: 2, match: 380, lag: 120}, {id: 3, match: null, lag: null},
+				{id: 4, match: null, lag: null}, {id: 5, match: null, lag: null}, {id: 6, match: 500, lag: 0}]})},
+			{id: 2, observer: false, self: true, ageMs: 0, reachable: true, loading: false, status: fig(2, "follower")},
+			{id: 3, observer: false, self: false, ageMs: 200, reachable: true, loading: false, status: fig(3, "follower")},
+			{id: 4, observer: false, self: false, ageMs: 5000, reachable: false, loading: false, status: fig(4, "leader", {epoch: 6})},
+			{id: 5, observer: false, self: false, ageMs: 0, reachable: false, loading: true, status: null},
+			{id: 6, observer: false, self: false, ageMs: 300, reachable: true, loading: false, status: fig(6, "leader", {epoch: 6})},
+		]};
+	document.dispatchEvent(new CustomEvent("zk-state", {detail: st}));
+	const node = id => document.querySelector('#topology-svg .topo-node[data-server-id="' + id + '"]');
+	const out = {};
+	for (const id of [1, 2, 3, 4, 5, 6]) {
+		const g = node(id);
+		out[id] = g ? {role: g.dataset.role, lastRole: g.dataset.lastRole, reachable: g.dataset.reachable,
+			lag: g.dataset.lag || "", arc: g.querySelector("path.topo-lag") !== null,
+			crossed: g.querySelectorAll("line.topo-cross").length, text: g.textContent} : null;
+	}
+	out.leaders = document.querySelectorAll('#topology-svg .topo-node[data-role="leader"]').length;
+	out.edges = [...document.querySelectorAll("#topology-svg .topo-edge")].map(e => e.dataset.edge + ":" + e.dataset.state).sort();
+	out.gap = document.querySelector('#topology-svg .topo-edge[data-edge="1-2"] .topo-gap') !== null;
+	out.banner = document.getElementById("topology-banner").textContent;
+	out.quorum = document.getElementById("topology").dataset.quorum;
+	out.summary = document.getElementById("topology-summary").textContent;
+	return JSON.stringify(out);
+})()`
+
+// TestBrowserTopologyDrawing checks the topology view's rules on one
+// made-up update of six servers, in headless Chromium: one leader only,
+// the one the page's server follows; the lag as an arc and a gap; an
+// unreachable server crossed out with its last role greyed, never as
+// leader; one still loading as "loading…"; and "no quorum".
+func TestBrowserTopologyDrawing(t *testing.T) {
+	ctx := browser(t)
+	s := integration.StartServer(t)
+	con := New(s, Options{})
+	ts := httptest.NewServer(con)
+	t.Cleanup(func() {
+		con.CloseStreams()
+		ts.Close()
+	})
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(ts.URL+"/"),
+		chromedp.WaitVisible(chromedp.CSS(`#topology-svg .topo-node[data-role="standalone"]`)),
+		chromedp.Evaluate[chromedp.Void](pageErrorsJS),
+	))
+	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](topologyDrawingJS))
+	require.NoError(t, err)
+	var got struct {
+		N1, N2, N3, N4, N5, N6 *struct {
+			Role, LastRole, Reachable, Lag, Text string
+			Arc                                  bool
+			Crossed                              int
+		}
+		Leaders             int
+		Edges               []string
+		Gap                 bool
+		Banner, Quorum, Sum string
+	}
+	// The node keys are numbers in the page's JSON.
+	raw = strings.NewReplacer(`"1":`, `"N1":`, `"2":`, `"N2":`, `"3":`, `"N3":`, `"4":`, `"N4":`, `"5":`, `"N5":`,
+		`"6":`, `"N6":`, `"summary":`, `"Sum":`).Replace(raw)
+	require.NoError(t, json.Unmarshal([]byte(raw), &got), raw)
+	require.NotNil(t, got.N6, raw)
+
+	require.Equal(t, 1, got.Leaders, "exactly one leader: %s", raw)
+	require.Equal(t, "leader", got.N1.Role)
+	require.Equal(t, "follower", got.N2.Role)
+	require.Equal(t, "120", got.N2.Lag)
+	require.True(t, got.N2.Arc, "the lag's arc")
+	require.Contains(t, got.N2.Text, "lag 120 entries")
+	require.True(t, got.Gap, "the lag's gap on the leader's edge")
+	require.Equal(t, "unknown", got.N3.Lag)
+	require.False(t, got.N3.Arc)
+
+	require.Equal(t, "unreachable", got.N4.Role, "a dead leader is never drawn as leader")
+	require.Equal(t, "leader", got.N4.LastRole)
+	require.Equal(t, "false", got.N4.Reachable)
+	require.Equal(t, 2, got.N4.Crossed, "crossed out")
+	require.Contains(t, got.N4.Text, "unreachable · last seen 5.0 s ago")
+	require.Contains(t, got.N4.Text, "was leader")
+
+	require.Equal(t, "loading", got.N5.Role, "loading, not unreachable")
+	require.Contains(t, got.N5.Text, "loading…")
+	require.Zero(t, got.N5.Crossed)
+
+	require.Equal(t, "deposed", got.N6.Role, "a leader not followed is not drawn as leader")
+	require.Equal(t, []string{"1-2:up", "1-3:up", "1-4:cut", "1-5:loading", "1-6:up"}, got.Edges)
+	require.Equal(t, "no quorum", got.Banner)
+	require.Equal(t, "false", got.Quorum)
+	require.Contains(t, got.Sum, "leader: server 1")
+	requireNoPageErrors(t, ctx)
 }
