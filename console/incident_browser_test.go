@@ -113,6 +113,8 @@ func TestBrowserLeaderKilledNeverTwoLeaders(t *testing.T) {
 		`document.querySelector('td[data-role="unreachable"][data-last-role="leader"][data-server-id="`+dead+`"]') !== null &&
 		 document.querySelectorAll('td[data-role="leader"]').length === 1`, incidentPoll...))
 	require.NoError(t, err, "the page never showed the dead leader unreachable beside a new leader")
+	_, err = chromedp.Run(tab, chromedp.Poll[bool](`window.zkSamples.some(s => s.roles["`+dead+`"] === "unreachable")`, incidentPoll...))
+	require.NoError(t, err, "the sampler never recorded the dead leader unreachable")
 	samples := samplesOf(t, tab)
 	requireOneLeader(t, "the follower's page", samples)
 	after := firstShowing(samples, dead, "unreachable", killed)
