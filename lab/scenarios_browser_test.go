@@ -16,7 +16,8 @@ import (
 
 // TestBrowserScenarios plays every guided scenario of the console's
 // Scenarios section (console/assets/scenarios.js) to its end in headless
-// Chromium, on a follower's console of a three-server lab: the first by
+// Chromium, on a follower's console of a three-server lab (the leader's
+// refuses the leader-crash scenario and links to it): the first by
 // clicking "next" at each step, the others with auto-play and no pause.
 // After each, every step is marked done and the ensemble is whole again:
 // every server runs, one leads, all follow it at its last zxid, in a
@@ -46,11 +47,32 @@ func TestBrowserScenarios(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(l.Close)
 	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
-	// A follower's console: the leader-crash scenario kills the leader,
-	// and a page on it would go with it.
-	page := leaderOf(l)%3 + 1
+	// On the leader's own console the leader-crash scenario refuses (the
+	// page would die with the leader) and links to a follower's, where
+	// the test plays every scenario. Its restore button finds nothing to
+	// undo.
+	leader := leaderOf(l)
+	menu := `#scenarios .sc-menu button[data-scenario="leader-crash"]`
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(l.ConsoleURLs()[page-1]),
+		chromedp.Navigate(l.ConsoleURLs()[leader-1]),
+		chromedp.WaitVisible(chromedp.CSS(menu)),
+		chromedp.Click(chromedp.CSS(menu)),
+	))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("scenarios").dataset.state === "failed"`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+	require.NoError(t, err, "the leader-crash scenario ran on the leader's page")
+	follower, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#scenario-panel a").href`))
+	require.NoError(t, err)
+	require.True(t, strings.HasSuffix(follower, "/?scenario=leader-crash"), follower)
+	require.NotEqual(t, l.ConsoleURLs()[leader-1]+"?scenario=leader-crash", follower)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#scenario-restore`))))
+	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("scenarios").dataset.state === "idle"`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
+	require.NoError(t, err, "restore the ensemble did not finish")
+	require.Equal(t, leader, leaderOf(l), "nothing was broken")
+
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(follower),
 		chromedp.WaitVisible(chromedp.CSS(`#scenarios .sc-menu button[data-scenario="follower-write"]`)),
 	))
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll("#scenarios .sc-menu button").length`))
