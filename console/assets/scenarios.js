@@ -166,7 +166,7 @@
     act: async () => { await restoreAll(); },
     wait: "every server running and in step under one leader",
     until: o => healthy(o),
-    zab: (c, o) => zab + " " + describe(o) + ".",
+    zab: () => zab,
     raft: () => raft,
   });
 
@@ -280,8 +280,8 @@
             status(o, c.N).commitIndex >= status(o, c.N).lastLogIndex,
           zab: c => "Before broadcasting in epoch " + c.E2 + ", leader " + c.N + " makes follower " + c.M +
             "'s history match its own: missing transactions are sent (DIFF), uncommitted extra ones dropped (TRUNC), " +
-            "or, if too far behind, a whole snapshot (SNAP). Here " + c.M + " was already up to date, so the DIFF was " +
-            "empty.",
+            "or, if too far behind, a whole snapshot (SNAP). Here " + c.M + " was already up to date, so its DIFF had " +
+            "nothing of the old epochs to send.",
           raft: () => "Raft: the new leader appends a no-op entry of its term and replicates it; log matching " +
             "(prevLogIndex and prevLogTerm, backing off after a rejection) makes each follower's log a prefix of " +
             "the leader's. Once the no-op commits, every entry of earlier terms is committed too.",
@@ -461,8 +461,9 @@
           zab: (c, o) => "Adding it back is another reconfig transaction. Like any server joining, server " + c.F +
             " is synchronized first (DIFF, or SNAP when too far behind), then acks proposals again: it is at " +
             hex(zxidOf(o, c.F)) + ", and a quorum is two of three again.",
-          raft: () => "Raft: AddVoter. The leader replicates its log to the server and commits a configuration " +
-            "entry with it as a voter.",
+          raft: () => "Raft: AddVoter, a configuration entry with the server as a voter, in force once appended; " +
+            "the leader starts sending it AppendEntries at once, and it catches up from the leader's log (or an " +
+            "InstallSnapshot when the log no longer reaches back far enough).",
         },
         finish("Nothing more to undo: all three servers are members.", "Raft: three voters, every log matching."),
       ],
@@ -557,7 +558,7 @@
     raft.textContent = step.raft(c, o);
     const seen = document.createElement("p");
     seen.className = "sc-seen hint";
-    seen.textContent = "Waited for " + step.wait + ". Now " + describe(o) + ".";
+    seen.textContent = "Waited for: " + step.wait + ". Now: " + describe(o) + ".";
     panel.replaceChildren(h, zab, raft, seen);
   }
 
@@ -687,6 +688,15 @@
     autoBox = document.createElement("input");
     autoBox.type = "checkbox";
     autoBox.id = "scenario-auto";
+    // Ticked while a step waits for next: go on after the pause.
+    autoBox.addEventListener("change", () => {
+      const run = running;
+      if (!autoBox.checked || !run || !run.next) return;
+      const secs = Math.max(0, Number(pauseBox.value) || 0);
+      statusLine.textContent = "auto-play: next step in " + secs + " s";
+      const next = run.next;
+      setTimeout(() => { if (run.next === next) next(); }, secs * 1000);
+    });
     autoLabel.append(autoBox, document.createTextNode(" auto-play, pausing "));
     pauseBox = document.createElement("input");
     pauseBox.type = "number";
@@ -722,6 +732,7 @@
     stepsList.id = "scenario-steps";
     panel = document.createElement("div");
     panel.id = "scenario-panel";
+    panel.setAttribute("aria-live", "polite");
     const intro = document.createElement("p");
     intro.className = "hint";
     intro.textContent = "Pick a scenario. ZAB's phases: discovery (an election and a new epoch), synchronization " +
