@@ -3,7 +3,9 @@
 // their data in a temporary directory, each with its AdminServer and web
 // console, and the console's lab controls (console.Lab) wired to them:
 // kill and restart a server, partition one away and heal, slow a link or
-// make it lossy, and start or stop a client write load.
+// make it lossy, and start or stop a client write load. The console's
+// guided scenarios use a few more (scenario.go): client writes through a
+// chosen server, a snapshot now, and reconfig -remove / -add.
 //
 // The servers talk to each other through an internal/faultnet network,
 // the one the test harness uses, so a partition here is the partition the
