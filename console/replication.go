@@ -11,8 +11,9 @@ import (
 )
 
 // "Replication, step by step" (assets/replication.js): the messages
-// between the servers, each labelled with its ZAB phase and the zxids it
-// carries, played back in the page at a chosen speed. The page polls
+// between the servers, each labelled with its ZAB phase, the zxids it
+// carries and the client write it carries ("op": "create /x", ...),
+// played back in the page at a chosen speed, in the order they were sent. The page polls
 // ReplicationPath with its cursors; each poll keeps every member
 // recording for a few seconds (server.Server.WatchReplication), so
 // nothing is recorded once no page asks. The server keeps no state per
