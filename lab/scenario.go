@@ -244,10 +244,10 @@ func (l *Lab) leader() int64 {
 	return 0
 }
 
-// members returns the ids of the Raft membership as the leader knows it,
-// or the first running server when none leads.
+// membersLocked returns the ids of the Raft membership as the leader
+// knows it, or the first running server when none leads; l.mu is held.
 func (l *Lab) membersLocked() []int64 {
-	var from int = -1
+	from := -1
 	for i, s := range l.servers {
 		if s == nil {
 			continue
