@@ -166,12 +166,46 @@ func (c *Console) page(w http.ResponseWriter, r *http.Request) {
 	w.Write(b)
 }
 
-// snapshot serves the ensemble and the whole timeline as JSON.
+// settleWait bounds how long /console/api/ensemble?settled waits for the
+// other members' figures; settlePoll is how often it looks.
+const (
+	settleWait = 5 * time.Second
+	settlePoll = 100 * time.Millisecond
+)
+
+// snapshot serves the ensemble and the whole timeline as JSON. With
+// ?settled it first waits, up to settleWait, until no member is still
+// loading: the static page (/?static) asks so, since a headless
+// browser's virtual time runs its own timers at once while this request
+// is pending in real time.
 func (c *Console) snapshot(w http.ResponseWriter, r *http.Request) {
 	c.view.WatchEnsemble()
+	st := c.state(0)
+	if r.URL.Query().Has("settled") {
+		deadline := time.Now().Add(settleWait)
+		for stillLoading(st.Members) && time.Now().Before(deadline) {
+			select {
+			case <-r.Context().Done():
+				return
+			case <-time.After(settlePoll):
+			}
+			c.view.WatchEnsemble()
+			st = c.state(0)
+		}
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(mustJSON(c.state(0)))
+	w.Write(mustJSON(st))
+}
+
+// stillLoading reports whether a member's figures are still on their way.
+func stillLoading(members []server.EnsembleMember) bool {
+	for _, m := range members {
+		if m.Loading {
+			return true
+		}
+	}
+	return false
 }
 
 // CloseStreams ends every open event stream (the AdminServer calls it

@@ -245,19 +245,14 @@ document.addEventListener("visibilitychange", () => {
 window.addEventListener("beforeprint", () => disconnect("paused for printing"));
 window.addEventListener("afterprint", connect);
 
-// snapshot draws /console/api/ensemble once. A static page asks again
-// while members are still loading (each ask keeps the gathering going), at
-// most a few times, so that its one picture shows the whole ensemble.
-function snapshot(tries) {
-  return fetch("/console/api/ensemble").then(r => r.json()).then(st => {
-    draw(st);
-    if (STATIC && tries > 0 && st.members.some(m => m.loading)) {
-      return new Promise(done => setTimeout(done, 250)).then(() => snapshot(tries - 1));
-    }
-  });
+// snapshot draws /console/api/ensemble once. The static page asks the
+// server to wait until the other members' figures are in (?settled): its
+// one picture then shows the whole ensemble.
+function snapshot() {
+  return fetch("/console/api/ensemble" + (STATIC ? "?settled" : "")).then(r => r.json()).then(draw);
 }
 
-snapshot(12).catch(() => {}).finally(() => {
+snapshot().catch(() => {}).finally(() => {
   if (STATIC) setLink(false, "static: one snapshot, " + new Date().toLocaleTimeString() + " (reload for a new one)");
   else if (!document.hidden) connect();
 });
