@@ -361,6 +361,7 @@
       const edge = Date.now() + st.serverSkew - LAG_MS;
       st.playhead = Math.min(st.playhead + dt * st.speed, Math.max(edge, st.playhead));
       let n = 0, seen = 0;
+      const leader = st.leader.id;
       while (st.queue.length && st.queue[0].t <= st.playhead && n < 200 && seen < 5000) {
         const ev = st.queue.shift();
         seen++;
@@ -368,7 +369,7 @@
         if (!hidden(ev) && shown(ev)) { play(ev); n++; }
       }
       checkTarget();
-      if (n || seen) draw();
+      if (n || st.leader.id !== leader) draw();
     }
     showStatus();
   }
