@@ -30,7 +30,7 @@ type client struct {
 	timeout time.Duration
 	json    bool
 	auths   []authInfo
-	conn    *zk.Conn
+	conn    *zkConn     // the session's connection, under the connect string's chroot (chroot.go)
 	tap     *sessionTap // zkcli's own requests on conn's session (sessiontap.go)
 	tls     tlsOptions
 	sasl    saslOptions
@@ -64,7 +64,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &client{out: stdout, errw: stderr}
 	fs := flag.NewFlagSet("zkcli", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.server, "server", "localhost:2181", "`host:port` of the server to connect to")
+	fs.StringVar(&c.server, "server", "localhost:2181", "the connect string, as zkCli.sh's: `host:port[,host:port...][/chroot]` (the port defaults to 2181; IPv6 in brackets, [::1]:2181; the chroot prefixes every path)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
 	fs.BoolVar(&c.json, "json", false, "print ls, get, stat, tree and watch as JSON")
 	showVersion := fs.Bool("version", false, "print zkcli's version, then exit")
@@ -72,7 +72,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.tls.register(fs)
 	c.sasl.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [SASL flags] [cmd args...]")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host:port[,host:port...][/chroot]] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [SASL flags] [cmd args...]")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}
@@ -85,6 +85,12 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if *showVersion {
 		fmt.Fprintln(stdout, "zkcli", buildinfo.Line())
 		return 0
+	}
+	// A connect string that does not parse ends zkcli at once, in a
+	// session too, as the exception ends zkCli.sh.
+	if _, _, err := parseConnString(c.server); err != nil {
+		fmt.Fprintln(stderr, err)
+		return 1
 	}
 	words := fs.Args()
 	// Leading "addauth scheme auth" words apply to the session, as if
@@ -126,11 +132,17 @@ type quiet struct{}
 
 func (quiet) Printf(string, ...interface{}) {}
 
-// open starts a connection to server with go-zookeeper, through
-// dialOption's dialer (TLS when asked for, and a fresh session tap): the
-// one way zkcli connects, in one-shot mode and in a session. extra is one
-// more go-zookeeper option (the session's event callback), or nil.
-func (c *client) open(server string, extra func(*zk.Conn)) (*zk.Conn, <-chan zk.Event, error) {
+// open starts a connection to the connect string server with
+// go-zookeeper, which picks among its hosts as Java's client does,
+// through dialOption's dialer (TLS when asked for, and a fresh session
+// tap): the one way zkcli connects, in one-shot mode and in a session.
+// The connection applies the connect string's chroot (chroot.go). extra
+// is one more go-zookeeper option (the session's event callback), or nil.
+func (c *client) open(server string, extra func(*zk.Conn)) (*zkConn, <-chan zk.Event, error) {
+	servers, chroot, err := parseConnString(server)
+	if err != nil {
+		return nil, nil, err
+	}
 	dial, err := c.dialOption()
 	if err != nil {
 		return nil, nil, err
@@ -138,11 +150,11 @@ func (c *client) open(server string, extra func(*zk.Conn)) (*zk.Conn, <-chan zk.
 	if extra == nil {
 		extra = func(*zk.Conn) {}
 	}
-	conn, events, err := zk.Connect([]string{server}, c.timeout, zk.WithLogger(quiet{}), dial, extra)
+	conn, events, err := zk.Connect(servers, c.timeout, zk.WithLogger(quiet{}), dial, extra)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Unable to connect to %s: %v", server, err)
 	}
-	return conn, events, nil
+	return &zkConn{Conn: conn, chroot: chroot}, events, nil
 }
 
 // connect opens the session, waits until the server has granted it and adds
@@ -177,7 +189,7 @@ func (c *client) connect() error {
 }
 
 // addAuths adds the -auth credentials to conn's session.
-func (c *client) addAuths(conn *zk.Conn) error {
+func (c *client) addAuths(conn *zkConn) error {
 	for _, a := range c.auths {
 		if err := conn.AddAuth(a.scheme, a.auth); err != nil {
 			return fmt.Errorf("addauth %s: %v", a.scheme, err)

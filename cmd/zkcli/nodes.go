@@ -263,9 +263,10 @@ const configPath = "/zookeeper/config"
 
 // cmdConfig is "config [-c] [-w] [-s]": the data of /zookeeper/config, or
 // with -c the client connection string made from it (properties.go); -w
-// sets a watch in a session and, in one-shot mode, is pointless.
+// sets a watch in a session and, in one-shot mode, is pointless. It reads
+// /zookeeper/config itself under a chroot too, as zkCli.sh does.
 func cmdConfig(c *client, o *options) error {
-	data, st, err := c.getData(configPath, c.watching(o))
+	data, st, err := c.getConfig(c.watching(o))
 	if err != nil {
 		return cliMessage(err, configPath)
 	}

@@ -30,9 +30,12 @@ func newSession() *session {
 // close, connect or quit, or by the server expiring its session; its
 // events are then no longer printed.
 type link struct {
-	conn  *zk.Conn
-	gone  atomic.Bool
-	ready chan struct{} // closed once conn and sasl are set
+	conn *zkConn
+	// chroot is the connect string's chroot, which the paths of the
+	// events lose before they are printed (chroot.go).
+	chroot string
+	gone   atomic.Bool
+	ready  chan struct{} // closed once conn and sasl are set
 	// last is the last state event printed: go-zookeeper reports
 	// Disconnected after every failed attempt to reconnect, zkCli.sh once.
 	last atomic.Value
@@ -110,11 +113,18 @@ func (c *client) hangUp(announce bool) {
 // grants a session or every address has been tried once (go-zookeeper goes
 // on trying in the background, as Java's client does; the prompt then
 // shows CONNECTING), and adds the -auth credentials.
+//
+// A connect string that does not parse leaves the session as it was (zkCli.sh
+// closes it, then ends with the exception).
 func (c *client) dial(server string) error {
+	_, chroot, err := parseConnString(server)
+	if err != nil {
+		return err
+	}
 	c.hangUp(true)
 	c.sess.link = nil
 	c.server = server
-	l := &link{ready: make(chan struct{}), watches: newWatchTable()}
+	l := &link{ready: make(chan struct{}), watches: newWatchTable(), chroot: chroot}
 	conn, events, err := c.open(server, zk.WithEventCallback(c.onEvent(l)))
 	if err != nil {
 		return err
@@ -244,6 +254,7 @@ func (c *client) onEvent(l *link) zk.EventCallback {
 			l.gone.Store(true)
 			go func() { <-l.ready; l.conn.Close() }()
 		}
+		ev.Path = (&zkConn{chroot: l.chroot}).clientPath(ev.Path)
 		text, ok := watchedEvent(ev)
 		if ev.Type == zk.EventSession && ok && l.last.Swap(text) == text {
 			return

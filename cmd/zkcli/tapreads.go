@@ -11,7 +11,9 @@ import (
 // (sessiontap.go), so getEphemerals lists the session's own ephemerals.
 
 // cmdGetEphemerals is "getEphemerals [path]": the session's ephemeral
-// nodes whose paths start with path, as Java prints a List.
+// nodes whose paths start with path, as Java prints a List. Under a
+// chroot the prefix is the chroot's, and the paths are printed as the
+// server returns them, chroot included, as zkCli.sh does.
 func cmdGetEphemerals(c *client, o *options) error {
 	prefix := "/"
 	if len(o.args) > 1 {
@@ -21,7 +23,7 @@ func cmdGetEphemerals(c *client, o *options) error {
 		return err
 	}
 	var resp wire.GetEphemeralsResponse
-	if err := c.tap.call(wire.OpGetEphemerals, &wire.GetEphemeralsRequest{PrefixPath: prefix}, &resp, prefix); err != nil {
+	if err := c.tap.call(wire.OpGetEphemerals, &wire.GetEphemeralsRequest{PrefixPath: c.conn.serverPath(prefix)}, &resp, prefix); err != nil {
 		return cliMessage(err, prefix)
 	}
 	fmt.Fprintln(c.out, javaList(resp.Ephemerals))
@@ -36,7 +38,7 @@ func cmdGetAllChildrenNumber(c *client, o *options) error {
 		return err
 	}
 	var resp wire.GetAllChildrenNumberResponse
-	if err := c.tap.call(wire.OpGetAllChildrenNumber, &wire.GetAllChildrenNumberRequest{Path: path}, &resp, path); err != nil {
+	if err := c.tap.call(wire.OpGetAllChildrenNumber, &wire.GetAllChildrenNumberRequest{Path: c.conn.serverPath(path)}, &resp, path); err != nil {
 		return cliMessage(err, path)
 	}
 	fmt.Fprintln(c.out, resp.TotalNumber)

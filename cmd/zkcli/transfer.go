@@ -27,7 +27,9 @@ func cmdExport(c *client, o *options) error {
 		defer f.Close()
 		out = f
 	}
-	stats, err := treejson.Export(c.conn, path, out, treejson.ExportOptions{})
+	// Under a chroot the export holds the server's paths (treejson works
+	// on go-zookeeper's connection, which has no chroot).
+	stats, err := treejson.Export(c.conn.Conn, c.conn.serverPath(path), out, treejson.ExportOptions{})
 	if err != nil {
 		return cliMessage(err, path)
 	}
@@ -63,15 +65,15 @@ func cmdImport(c *client, o *options) error {
 		opts.Ephemerals = treejson.EphemeralsPersistent
 	}
 	if len(o.args) > 2 {
-		opts.To = o.args[2]
-		if err := validatePath(opts.To); err != nil {
+		if err := validatePath(o.args[2]); err != nil {
 			return err
 		}
+		opts.To = c.conn.serverPath(o.args[2])
 	}
 	if showsProgress(c) {
 		opts.Progress = treejson.TerminalProgress(c.errw, size)
 	}
-	stats, err := treejson.Import(c.conn, bufio.NewReaderSize(in, 256<<10), opts)
+	stats, err := treejson.Import(c.conn.Conn, bufio.NewReaderSize(in, 256<<10), opts)
 	fmt.Fprintf(c.errw, "created %d nodes, updated %d, unchanged %d (already as exported), skipped %d (ephemerals and below), moved %d sequence counters\n",
 		stats.Created, stats.Updated, stats.Unchanged, stats.Skipped, stats.Sequencers)
 	for _, warning := range stats.Warnings {

@@ -84,6 +84,7 @@ func cmdWatch(c *client, o *options) error {
 	for seen := 0; limit < 0 || seen < limit; {
 		select {
 		case ev := <-events:
+			ev.event.Path = c.conn.clientPath(ev.event.Path)
 			if ev.kind == tapNotification && !watchCovers(path, o.has('R'), ev.event.Path) {
 				continue // another watch of the session
 			}
@@ -105,8 +106,9 @@ func (c *client) endWatch(path string) {
 	if c.sess == nil || c.sess.link == nil || c.sess.link.watches.any(path) {
 		return
 	}
-	c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: path, Type: wire.WatcherAny}, nil, path)
-	c.tap.dropPersistent(path)
+	sp := c.conn.serverPath(path)
+	c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: sp, Type: wire.WatcherAny}, nil, path)
+	c.tap.dropPersistent(sp)
 }
 
 // watchCovers reports whether a watch on root (recursive or not) reports

@@ -90,6 +90,18 @@ func (c *client) getData(path string, watch bool) ([]byte, *zk.Stat, error) {
 	return c.conn.Get(path)
 }
 
+// getConfig is getData of /zookeeper/config, which is outside any chroot
+// (Java's getConfig reads it on go-zookeeper's own path).
+func (c *client) getConfig(watch bool) ([]byte, *zk.Stat, error) {
+	if watch {
+		done := c.markWatch(kindData, c.conn.clientPath(configPath))
+		data, st, _, err := c.conn.Conn.GetW(configPath)
+		done(err == nil)
+		return data, st, err
+	}
+	return c.conn.Conn.Get(configPath)
+}
+
 // children is Children, or ChildrenW when watch is set.
 func (c *client) children(path string, watch bool) ([]string, *zk.Stat, error) {
 	if watch {

@@ -48,13 +48,14 @@ func cmdAddWatch(c *client, o *options) error {
 	return err
 }
 
-// addWatch adds a persistent watch and remembers it, so that the tap adds
-// it again after a reconnection.
+// addWatch adds a persistent watch and remembers it (by the server's path,
+// under the chroot), so that the tap adds it again after a reconnection.
 func (c *client) addWatch(path string, mode int32) error {
-	if err := c.tap.call(wire.OpAddWatch, &wire.AddWatchRequest{Path: path, Mode: mode}, nil, path); err != nil {
+	sp := c.conn.serverPath(path)
+	if err := c.tap.call(wire.OpAddWatch, &wire.AddWatchRequest{Path: sp, Mode: mode}, nil, path); err != nil {
 		return cliMessage(err, path)
 	}
-	c.tap.addPersistent(path, mode)
+	c.tap.addPersistent(sp, mode)
 	return nil
 }
 
@@ -74,7 +75,7 @@ func cmdRemoveWatches(c *client, o *options) error {
 	if err := validatePath(path); err != nil {
 		return err
 	}
-	err := c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: path, Type: typ}, nil, path)
+	err := c.tap.call(wire.OpRemoveWatches, &wire.RemoveWatchesRequest{Path: c.conn.serverPath(path), Type: typ}, nil, path)
 	if c.sess != nil {
 		return c.removeSessionWatches(path, typ, o.has('l'), replyCode(err))
 	}
@@ -82,7 +83,7 @@ func cmdRemoveWatches(c *client, o *options) error {
 		return cliMessage(err, path)
 	}
 	if typ == wire.WatcherAny {
-		c.tap.dropPersistent(path)
+		c.tap.dropPersistent(c.conn.serverPath(path))
 	}
 	return nil
 }
@@ -102,7 +103,7 @@ func (c *client) removeSessionWatches(path string, typ int32, local bool, rc wir
 	}
 	for _, ev := range events {
 		if ev == eventPersistentWatchRemoved {
-			c.tap.dropPersistent(path)
+			c.tap.dropPersistent(c.conn.serverPath(path))
 		}
 		c.sess.con.event(watcherText(fmt.Sprintf("WatchedEvent state:%s type:%s path:%s", state, javaEventTypes[ev], path)))
 	}

@@ -1,0 +1,79 @@
+package main
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestParseConnString checks the connect strings zkCli.sh's
+// ConnectStringParser takes, and its messages for those it refuses (as
+// ZooKeeper 3.8's zkCli.sh prints them in its exception).
+func TestParseConnString(t *testing.T) {
+	for _, tc := range []struct {
+		in      string
+		servers []string
+		chroot  string
+		err     string
+	}{
+		{in: "127.0.0.1:2181", servers: []string{"127.0.0.1:2181"}},
+		{in: "h1:1,h2:2,h3:3", servers: []string{"h1:1", "h2:2", "h3:3"}},
+		{in: "zk.example", servers: []string{"zk.example:2181"}},
+		{in: "h1,h2:2182", servers: []string{"h1:2181", "h2:2182"}},
+		{in: "h1:", servers: []string{"h1:2181"}}, // Java ignores a ':' at the end
+		{in: " h1:1 , ,h2:2,", servers: []string{"h1:1", "h2:2"}},
+		{in: ":2181", servers: []string{"127.0.0.1:2181"}}, // an empty host is the loopback
+		{in: "[::1]", servers: []string{"[::1]:2181"}},
+		{in: "[::1]:2182", servers: []string{"[::1]:2182"}},
+		{in: "[fe80::1%lo]:2182,127.0.0.1", servers: []string{"[fe80::1%lo]:2182", "127.0.0.1:2181"}},
+		{in: "h1:1,h2:2/app", servers: []string{"h1:1", "h2:2"}, chroot: "/app"},
+		{in: "h1/app/sub", servers: []string{"h1:2181"}, chroot: "/app/sub"},
+		{in: "[::1]:3/app", servers: []string{"[::1]:3"}, chroot: "/app"},
+		{in: "h1:1/", servers: []string{"h1:1"}}, // "/" alone: no chroot
+		// Errors, in ZooKeeper's words.
+		{in: "h1:1//", err: "Path must not end with / character"},
+		{in: "h1:1/a/", err: "Path must not end with / character"},
+		{in: "h1:1/a//b", err: `Invalid path string "/a//b" caused by empty node name specified @3`},
+		{in: "h1:1/a/.", err: `Invalid path string "/a/." caused by relative paths not allowed @3`},
+		{in: "", err: "A HostProvider may not be empty!"},
+		{in: " , ", err: "A HostProvider may not be empty!"},
+		{in: "/app", err: "A HostProvider may not be empty!"},
+		{in: "h1:abc", err: `For input string: "abc"`},
+		{in: "h1:99999", err: "port out of range:99999"},
+		{in: "h1:-1", err: "port out of range:-1"},
+		{in: "h1:99999999999", err: `For input string: "99999999999"`},
+		{in: "[::1", err: "[::1 starts with '[' but has no matching ']'"},
+		{in: "[]:2181", err: " is empty."},
+		{in: "[::1]x", err: "[::1]x does not have : after ]"},
+		{in: "[::1]:", err: "[::1]: doesn't have a port after colon."},
+	} {
+		servers, chroot, err := parseConnString(tc.in)
+		switch {
+		case tc.err != "":
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("%q: error %v, want %q", tc.in, err, tc.err)
+			}
+		case err != nil:
+			t.Errorf("%q: %v", tc.in, err)
+		case !slices.Equal(servers, tc.servers) || chroot != tc.chroot:
+			t.Errorf("%q: %q chroot %q, want %q chroot %q", tc.in, servers, chroot, tc.servers, tc.chroot)
+		}
+	}
+}
+
+// TestChrootPaths checks the mapping of paths between the client and the
+// server under a chroot, as Java's client does it.
+func TestChrootPaths(t *testing.T) {
+	z := &zkConn{chroot: "/app"}
+	for client, server := range map[string]string{"/": "/app", "/x": "/app/x", "/x/y": "/app/x/y"} {
+		if got := z.serverPath(client); got != server {
+			t.Errorf("serverPath(%q) = %q, want %q", client, got, server)
+		}
+		if got := z.clientPath(server); got != client {
+			t.Errorf("clientPath(%q) = %q, want %q", server, got, client)
+		}
+	}
+	none := &zkConn{}
+	if none.serverPath("/x") != "/x" || none.clientPath("/x") != "/x" {
+		t.Error("without a chroot paths must stay as they are")
+	}
+}
