@@ -261,7 +261,9 @@ func peerLines(n int) (map[int64]string, error) {
 	return lines, nil
 }
 
-// waitForLeader polls until one server leads and the others follow.
+// waitForLeader polls until one server leads and the others follow, all
+// of them serving (caught up in the leader's epoch, so srvr answers with
+// their Mode).
 func waitForLeader(ctx context.Context, servers []*server.Server) error {
 	ctx, cancel := context.WithTimeout(ctx, leaderWait)
 	defer cancel()
@@ -270,6 +272,9 @@ func waitForLeader(ctx context.Context, servers []*server.Server) error {
 	for {
 		leaders, followers := 0, 0
 		for _, s := range servers {
+			if !s.Serving() {
+				continue
+			}
 			switch s.Role() {
 			case "leader":
 				leaders++
