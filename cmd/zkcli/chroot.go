@@ -17,7 +17,8 @@ import (
 // Without a chroot paths stay as they are.
 type zkConn struct {
 	*zk.Conn
-	chroot string // "" for none
+	chroot string    // "" for none
+	hosts  *hostList // the addresses go-zookeeper tries in turn
 }
 
 // serverPath is the server's path for the client's path p (Java's

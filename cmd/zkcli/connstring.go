@@ -1,11 +1,15 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"math/rand"
 	"net"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 )
 
 // defaultPort is the port of a connect string's host given without one.
@@ -88,4 +92,75 @@ func splitConnHost(entry string) (string, int, error) {
 		return "", 0, fmt.Errorf("port out of range:%d", n)
 	}
 	return host, int(n), nil
+}
+
+// hostList is go-zookeeper's host provider for zkcli: go-zookeeper's
+// DNSHostProvider (every address of every host, shuffled, tried in turn),
+// except that a host whose name does not resolve is left out, as Java's
+// StaticHostProvider skips it, rather than failing the whole connect
+// string; the connection fails only when no host resolves.
+type hostList struct {
+	mu         sync.Mutex
+	addrs      []string
+	curr, last int
+}
+
+// hostLookupTimeout bounds the resolution of a connect string's hosts.
+const hostLookupTimeout = 3 * time.Second
+
+func (h *hostList) Init(servers []string) error {
+	ctx, cancel := context.WithTimeout(context.Background(), hostLookupTimeout)
+	defer cancel()
+	var found []string
+	var firstErr error
+	for _, s := range servers {
+		host, port, err := net.SplitHostPort(s)
+		if err == nil {
+			var addrs []string
+			if addrs, err = net.DefaultResolver.LookupHost(ctx, host); err == nil {
+				for _, a := range addrs {
+					found = append(found, net.JoinHostPort(a, port))
+				}
+				continue
+			}
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	if len(found) == 0 {
+		return firstErr
+	}
+	rand.Shuffle(len(found), func(i, j int) { found[i], found[j] = found[j], found[i] })
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.addrs, h.curr, h.last = found, -1, -1
+	return nil
+}
+
+// Len is how many addresses the hosts resolved to.
+func (h *hostList) Len() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.addrs)
+}
+
+// Next returns the next address; retryStart reports that every address
+// was tried since the last connection (go-zookeeper then waits a second).
+func (h *hostList) Next() (string, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.curr = (h.curr + 1) % len(h.addrs)
+	retryStart := h.curr == h.last
+	if h.last == -1 {
+		h.last = 0
+	}
+	return h.addrs[h.curr], retryStart
+}
+
+// Connected notes that the current address took the connection.
+func (h *hostList) Connected() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.last = h.curr
 }

@@ -150,11 +150,12 @@ func (c *client) open(server string, extra func(*zk.Conn)) (*zkConn, <-chan zk.E
 	if extra == nil {
 		extra = func(*zk.Conn) {}
 	}
-	conn, events, err := zk.Connect(servers, c.timeout, zk.WithLogger(quiet{}), dial, extra)
+	hosts := &hostList{}
+	conn, events, err := zk.Connect(servers, c.timeout, zk.WithLogger(quiet{}), zk.WithHostProvider(hosts), dial, extra)
 	if err != nil {
 		return nil, nil, fmt.Errorf("Unable to connect to %s: %v", server, err)
 	}
-	return &zkConn{Conn: conn, chroot: chroot}, events, nil
+	return &zkConn{Conn: conn, chroot: chroot, hosts: hosts}, events, nil
 }
 
 // connect opens the session, waits until the server has granted it and adds

@@ -133,7 +133,7 @@ func (c *client) dial(server string) error {
 	c.conn, c.sess.link = conn, l
 	l.sasl = c.tap.sasl
 	close(l.ready)
-	if !firstTry(events, l.sasl.failedCh(), c.timeout) {
+	if !firstTry(events, l.sasl.failedCh(), c.timeout, conn.hosts.Len()) {
 		// go-zookeeper goes on trying: the credentials follow the session.
 		l.credsAdded = make(chan struct{})
 		go c.authWhenConnected(l, events)
@@ -201,10 +201,11 @@ func (c *client) saslFailed(l *link) bool {
 }
 
 // firstTry waits on a new connection's events until it has a session
-// (true), or its session or SASL login failed, or it is trying its first
-// address again, or timeout passed (false). It waits for the event, not
+// (true), or its session or SASL login failed, or it has tried each of
+// its n addresses once and is trying the first again, or timeout passed
+// (false). It waits for the event, not
 // the state, so the session's callback has seen the event when it returns.
-func firstTry(events <-chan zk.Event, saslFailed <-chan struct{}, timeout time.Duration) bool {
+func firstTry(events <-chan zk.Event, saslFailed <-chan struct{}, timeout time.Duration, n int) bool {
 	deadline := time.After(timeout)
 	tries := 0
 	for {
@@ -219,7 +220,7 @@ func firstTry(events <-chan zk.Event, saslFailed <-chan struct{}, timeout time.D
 				return true
 			case ev.State == zk.StateConnecting:
 				tries++
-				if tries > 1 {
+				if tries > max(n, 1) {
 					return false
 				}
 			}

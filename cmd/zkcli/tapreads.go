@@ -11,9 +11,10 @@ import (
 // (sessiontap.go), so getEphemerals lists the session's own ephemerals.
 
 // cmdGetEphemerals is "getEphemerals [path]": the session's ephemeral
-// nodes whose paths start with path, as Java prints a List. Under a
-// chroot the prefix is the chroot's, and the paths are printed as the
-// server returns them, chroot included, as zkCli.sh does.
+// nodes whose paths start with path, as Java prints a List. As in
+// zkCli.sh, the chroot does not apply: Java's getEphemerals sends the
+// prefix as it is (so under a chroot, getEphemerals /x looks for the
+// server's /x), and the paths print as the server returns them.
 func cmdGetEphemerals(c *client, o *options) error {
 	prefix := "/"
 	if len(o.args) > 1 {
@@ -23,7 +24,7 @@ func cmdGetEphemerals(c *client, o *options) error {
 		return err
 	}
 	var resp wire.GetEphemeralsResponse
-	if err := c.tap.call(wire.OpGetEphemerals, &wire.GetEphemeralsRequest{PrefixPath: c.conn.serverPath(prefix)}, &resp, prefix); err != nil {
+	if err := c.tap.call(wire.OpGetEphemerals, &wire.GetEphemeralsRequest{PrefixPath: prefix}, &resp, prefix); err != nil {
 		return cliMessage(err, prefix)
 	}
 	fmt.Fprintln(c.out, javaList(resp.Ephemerals))
