@@ -33,6 +33,9 @@ var chrootLines = []string{
 	// Quotas live under the chroot's /zookeeper/quota, as Java's client
 	// writes them through its chroot (the server does not count them).
 	"setquota -n 5 /x", "listquota /x", "ls -R /zookeeper", "delquota /x", "listquota /x",
+	// connect takes a connect string too: here one deeper chroot.
+	"create /x/in j", "connect {hosts}{chroot}/x", "ls /", "create -s /in/q- k", "get -w /in", "set /in l",
+	"connect {hosts}", "ls {chroot}/x", "connect {server}",
 	"deleteall /x", "ls /", "stat /",
 }
 
@@ -129,9 +132,9 @@ func needZkCliSh(t *testing.T) {
 // by line once normalised, then the watch events.
 func compareSessions(t *testing.T, java, goServer string, lines []string) {
 	t.Helper()
-	javaOuts := sessionOutputs(t, "zkCli.sh", func(in string) string { return zkCliShSession(t, java, in) }, lines)
-	goOuts := sessionOutputs(t, "zkcli", func(in string) string { out, _ := zkcliSession(t, goServer, in); return out }, lines)
 	javaRoot, goRoot := chrootOf(java), chrootOf(goServer)
+	javaOuts := sessionOutputs(t, "zkCli.sh", func(in string) string { return zkCliShSession(t, java, in) }, expandLines(lines, java))
+	goOuts := sessionOutputs(t, "zkcli", func(in string) string { out, _ := zkcliSession(t, goServer, in); return out }, expandLines(lines, goServer))
 	wantOuts, wantEvents := takeEvents(javaOuts, javaRoot)
 	gotOuts, gotEvents := takeEvents(goOuts, goRoot)
 	for i, line := range lines {
@@ -151,6 +154,21 @@ func compareSessions(t *testing.T, java, goServer string, lines []string) {
 	if len(wantEvents) < events {
 		t.Errorf("zkCli.sh printed %d events, want at least %d: %q", len(wantEvents), events, wantEvents)
 	}
+}
+
+// expandLines puts into lines the client's own connect string: {server}
+// is all of it, {hosts} the part before the chroot, {chroot} the chroot.
+func expandLines(lines []string, server string) []string {
+	hosts, chroot := server, ""
+	if i := strings.IndexByte(server, '/'); i >= 0 {
+		hosts, chroot = server[:i], server[i:]
+	}
+	r := strings.NewReplacer("{server}", server, "{hosts}", hosts, "{chroot}", chroot)
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = r.Replace(l)
+	}
+	return out
 }
 
 // chrootOf is a connect string's chroot ("" for none).

@@ -77,3 +77,33 @@ func TestChrootPaths(t *testing.T) {
 		t.Error("without a chroot paths must stay as they are")
 	}
 }
+
+// TestHostListSkipsUnresolved checks that a host whose name does not
+// resolve is left out of the addresses tried, as Java's client skips it,
+// and that the connection fails only when no host resolves.
+func TestHostListSkipsUnresolved(t *testing.T) {
+	h := &hostList{}
+	if err := h.Init([]string{"nosuch.invalid:2181", "127.0.0.1:2182", "[::1]:2183"}); err != nil {
+		t.Fatal(err)
+	}
+	if h.Len() != 2 {
+		t.Fatalf("%d addresses, want 2: %q", h.Len(), h.addrs)
+	}
+	seen := map[string]bool{}
+	for i := 0; i < 2; i++ {
+		a, retry := h.Next()
+		if retry {
+			t.Errorf("retryStart at try %d", i+1)
+		}
+		seen[a] = true
+	}
+	if !seen["127.0.0.1:2182"] || !seen["[::1]:2183"] {
+		t.Errorf("tried %v, want both addresses", seen)
+	}
+	if _, retry := h.Next(); !retry {
+		t.Error("no retryStart once every address was tried")
+	}
+	if err := (&hostList{}).Init([]string{"nosuch.invalid:2181"}); err == nil {
+		t.Error("a connect string whose hosts all fail to resolve must fail")
+	}
+}
