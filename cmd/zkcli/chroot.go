@@ -1,6 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -149,4 +154,91 @@ func (z *zkConn) Multi(ops ...interface{}) ([]zk.MultiResponse, error) {
 		}
 	}
 	return res, err
+}
+
+// chrootExport is the writer an export goes through under a chroot:
+// treejson.Export reads go-zookeeper's connection, so its document names
+// the server's paths; this writer strips the chroot from the header's
+// root and each node's path, so that the export holds the client's paths
+// as every other command shows them. Export writes the header on the
+// first line and one node per line, each starting with its path; the
+// writer rewrites whole lines and passes everything else on as it is.
+type chrootExport struct {
+	w       io.Writer
+	chroot  string
+	partial []byte // the line written so far
+	err     error
+}
+
+// Write buffers p up to each line's end and writes the line rewritten.
+func (e *chrootExport) Write(p []byte) (int, error) {
+	n := len(p)
+	for e.err == nil && len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			e.partial = append(e.partial, p...)
+			break
+		}
+		e.partial = append(e.partial, p[:i+1]...)
+		p = p[i+1:]
+		_, e.err = e.w.Write(e.rewrite(e.partial))
+		e.partial = e.partial[:0]
+	}
+	return n, e.err
+}
+
+// flush writes what follows the last line's end (Export ends with one).
+func (e *chrootExport) flush() error {
+	if e.err == nil && len(e.partial) > 0 {
+		_, e.err = e.w.Write(e.rewrite(e.partial))
+	}
+	return e.err
+}
+
+// rewrite strips the chroot from the first "root" or "path" field of a
+// line, when it holds a path under the chroot.
+func (e *chrootExport) rewrite(line []byte) []byte {
+	for _, key := range []string{`{"path":"`, `"root":"`} {
+		i := bytes.Index(line, []byte(key+e.chroot))
+		if i < 0 || (key[0] == '{' && i != 0) {
+			continue
+		}
+		rest := i + len(key) + len(e.chroot)
+		switch {
+		case rest < len(line) && line[rest] == '"': // the chroot itself: "/"
+			return slices.Concat(line[:i+len(key)], []byte("/"), line[rest:])
+		case rest < len(line) && line[rest] == '/':
+			return slices.Concat(line[:i+len(key)], line[rest:])
+		}
+	}
+	return line
+}
+
+// exportRoot reads the "root" of an export's header from the start of br,
+// without consuming it ("" when it cannot tell: Import then reports the
+// document's fault itself).
+func exportRoot(br *bufio.Reader) string {
+	head, _ := br.Peek(64 << 10)
+	dec := json.NewDecoder(bytes.NewReader(head))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil || tok == "nodes" {
+			return ""
+		}
+		if tok == "root" {
+			var root string
+			if json.Unmarshal(v, &root) != nil {
+				return ""
+			}
+			return root
+		}
+	}
+	return ""
 }

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"io"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -105,5 +110,82 @@ func TestHostListSkipsUnresolved(t *testing.T) {
 	}
 	if err := (&hostList{}).Init([]string{"nosuch.invalid:2181"}); err == nil {
 		t.Error("a connect string whose hosts all fail to resolve must fail")
+	}
+}
+
+// TestChrootExport checks that an export under a chroot names the
+// client's paths, written in pieces of any size, and that import finds an
+// export's root.
+func TestChrootExport(t *testing.T) {
+	in := `{"format":"zkraft-treejson","version":1,"root":"/app/w","nodes":[` + "\n" +
+		`{"path":"/app/w","data":"L2FwcA==","acl":[{"perms":31,"scheme":"digest","id":"{\"path\":\"/app"}]}` + ",\n" +
+		`{"path":"/app/w/c","data":null}` + "\n]}\n"
+	want := `{"format":"zkraft-treejson","version":1,"root":"/w","nodes":[` + "\n" +
+		`{"path":"/w","data":"L2FwcA==","acl":[{"perms":31,"scheme":"digest","id":"{\"path\":\"/app"}]}` + ",\n" +
+		`{"path":"/w/c","data":null}` + "\n]}\n"
+	for _, size := range []int{1, 7, len(in)} {
+		var b strings.Builder
+		e := &chrootExport{w: &b, chroot: "/app"}
+		for s := in; s != ""; {
+			n := min(size, len(s))
+			e.Write([]byte(s[:n]))
+			s = s[n:]
+		}
+		if err := e.flush(); err != nil || b.String() != want {
+			t.Errorf("written %d bytes at a time: %v\n%s\nwant\n%s", size, err, b.String(), want)
+		}
+	}
+	var b strings.Builder
+	e := &chrootExport{w: &b, chroot: "/app"}
+	e.Write([]byte(`{"format":"zkraft-treejson","version":1,"root":"/app","nodes":[` + "\n" + `{"path":"/app","data":null}`))
+	e.flush()
+	top := `{"format":"zkraft-treejson","version":1,"root":"/","nodes":[` + "\n" + `{"path":"/","data":null}`
+	if b.String() != top {
+		t.Errorf("the chroot's own root: %s, want %s", b.String(), top)
+	}
+	br := bufio.NewReader(strings.NewReader(want))
+	if root := exportRoot(br); root != "/w" {
+		t.Errorf("exportRoot = %q, want /w", root)
+	}
+	if rest, _ := io.ReadAll(br); string(rest) != want {
+		t.Errorf("exportRoot consumed the document: %q left", rest)
+	}
+	if root := exportRoot(bufio.NewReader(strings.NewReader(`{"nodes":[],"root":"/x"}`))); root != "" {
+		t.Errorf("exportRoot after nodes = %q, want none", root)
+	}
+}
+
+// TestChrootExportImport exports and imports under a chroot: the file
+// names the client's paths, and import puts the nodes under the chroot,
+// at the export's root or at the path given.
+func TestChrootExportImport(t *testing.T) {
+	addr := startZkraft(t)
+	app := addr + "/app"
+	zkcli(t, addr, "create", "/app")
+	for _, a := range [][]string{{"/ex", "root"}, {"/ex/a", "A"}} {
+		if out, code := zkcli(t, app, append([]string{"create"}, a...)...); code != 0 {
+			t.Fatalf("create %v: %s", a, out)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "ex.json")
+	if out, code := zkcli(t, app, "export", "/ex", file); code != 0 {
+		t.Fatalf("export: %s", out)
+	}
+	data, _ := os.ReadFile(file)
+	if !strings.Contains(string(data), `"root":"/ex"`) || !strings.Contains(string(data), `{"path":"/ex/a"`) || strings.Contains(string(data), "/app") {
+		t.Errorf("export under /app names the server's paths:\n%s", data)
+	}
+	if out, code := zkcli(t, app, "import", file, "/copy"); code != 0 {
+		t.Fatalf("import to /copy: %s", out)
+	}
+	if got, _ := zkcli(t, addr, "get", "/app/copy/a"); got != "A\n" {
+		t.Errorf("/app/copy/a after the import: %q", got)
+	}
+	zkcli(t, app, "deleteall", "/ex")
+	if out, code := zkcli(t, app, "import", file); code != 0 {
+		t.Fatalf("import: %s", out)
+	}
+	if got, _ := zkcli(t, addr, "get", "/app/ex/a"); got != "A\n" {
+		t.Errorf("/app/ex/a after the import at the export's root: %q", got)
 	}
 }

@@ -27,9 +27,21 @@ func cmdExport(c *client, o *options) error {
 		defer f.Close()
 		out = f
 	}
-	// Under a chroot the export holds the server's paths (treejson works
-	// on go-zookeeper's connection, which has no chroot).
-	stats, err := treejson.Export(c.conn.Conn, c.conn.serverPath(path), out, treejson.ExportOptions{})
+	// treejson works on go-zookeeper's connection, which has no chroot:
+	// it exports the server's path, and chrootExport takes the chroot out
+	// of the document's paths.
+	var w io.Writer = out
+	var strip *chrootExport
+	if c.conn.chroot != "" {
+		strip = &chrootExport{w: out, chroot: c.conn.chroot}
+		w = strip
+	}
+	stats, err := treejson.Export(c.conn.Conn, c.conn.serverPath(path), w, treejson.ExportOptions{})
+	if strip != nil {
+		if ferr := strip.flush(); err == nil && ferr != nil {
+			err = ferr
+		}
+	}
 	if err != nil {
 		return cliMessage(err, path)
 	}
@@ -73,7 +85,15 @@ func cmdImport(c *client, o *options) error {
 	if showsProgress(c) {
 		opts.Progress = treejson.TerminalProgress(c.errw, size)
 	}
-	stats, err := treejson.Import(c.conn.Conn, bufio.NewReaderSize(in, 256<<10), opts)
+	br := bufio.NewReaderSize(in, 256<<10)
+	if c.conn.chroot != "" && opts.To == "" {
+		// The export's root, under the chroot (treejson works on
+		// go-zookeeper's connection, which has none).
+		if root := exportRoot(br); root != "" {
+			opts.To = c.conn.serverPath(root)
+		}
+	}
+	stats, err := treejson.Import(c.conn.Conn, br, opts)
 	fmt.Fprintf(c.errw, "created %d nodes, updated %d, unchanged %d (already as exported), skipped %d (ephemerals and below), moved %d sequence counters\n",
 		stats.Created, stats.Updated, stats.Unchanged, stats.Skipped, stats.Sequencers)
 	for _, warning := range stats.Warnings {
