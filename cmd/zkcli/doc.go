@@ -6,7 +6,28 @@
 // One command per invocation (zkCli.sh's one-shot mode), or, with no
 // command, an interactive session reading commands from standard input:
 //
-//	zkcli [-server host:port] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [cmd args...]
+//	zkcli [-server connect-string] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [cmd args...]
+//
+// -server takes zkCli.sh's connect string (Java's ConnectStringParser;
+// connstring.go): host:port entries separated by commas, the port 2181 when
+// left out, IPv6 literals in brackets ([::1] or [::1]:2181), then an
+// optional chroot from the first '/' (host1:2181,host2:2181/app), which
+// must be a valid znode path ("/" alone means none). go-zookeeper tries the
+// addresses in a random order, as Java's client does, and a host whose
+// name does not resolve is skipped. A connect string that does not parse
+// ends zkcli with ZooKeeper's message ("Path must not end with /
+// character", "port out of range:99999", ...).
+//
+// Under a chroot every path a command names is the client's path, below
+// the chroot, as in zkCli.sh: the connection (chroot.go's zkConn, which
+// wraps go-zookeeper's) prefixes the chroot to every path it sends and
+// strips it from every path the server returns (create's, multi's) and
+// from watch events (session.go, watchcmd.go); the tap's requests take the
+// chroot too. As in zkCli.sh, /zookeeper and the quota nodes are the
+// chroot's own (setquota writes <chroot>/zookeeper/quota), config reads the
+// server's /zookeeper/config, and getEphemerals sends its prefix as given
+// and prints the server's paths. export and import name the client's
+// paths in the file.
 //
 // Commands:
 //
@@ -31,7 +52,7 @@
 //	delquota [-n|-b|-N|-B] path
 //	addWatch [-m mode] path
 //	removewatches path [-c|-d|-a] [-l]
-//	history, redo cmdno, printwatches on|off, connect host:port, close, quit
+//	history, redo cmdno, printwatches on|off, connect connect-string, close, quit
 //
 // and zkcli's own:
 //
@@ -61,7 +82,7 @@
 // ignore it.
 //
 // A session (repl.go) is zkCli.sh's: on a terminal, its prompt
-// "[zk: host:port(CONNECTED) N] ", line editing, Tab completion of command
+// "[zk: connect-string(CONNECTED) N] ", line editing, Tab completion of command
 // names and znode paths (complete.go) and recall of earlier lines kept in
 // ~/.zkcli_history or $ZKCLI_HISTORY (history.go, terminal.go); from a pipe,
 // lines with no prompt. Watches set there (get -w, ls -w, stat -w,

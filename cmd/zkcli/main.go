@@ -64,7 +64,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c := &client{out: stdout, errw: stderr}
 	fs := flag.NewFlagSet("zkcli", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.StringVar(&c.server, "server", "localhost:2181", "the connect string, as zkCli.sh's: `host:port[,host:port...][/chroot]` (the port defaults to 2181; IPv6 in brackets, [::1]:2181; the chroot prefixes every path)")
+	fs.StringVar(&c.server, "server", "localhost:2181", "the servers, as zkCli.sh's `connect-string`: host[:port][,host[:port]...][/chroot] (the port defaults to 2181; IPv6 in brackets, [::1]:2181; the chroot is the root of every path the commands name)")
 	fs.DurationVar(&c.timeout, "timeout", 30*time.Second, "session timeout; also how long to wait for a session")
 	fs.BoolVar(&c.json, "json", false, "print ls, get, stat, tree and watch as JSON")
 	showVersion := fs.Bool("version", false, "print zkcli's version, then exit")
@@ -72,7 +72,7 @@ func runWith(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	c.tls.register(fs)
 	c.sasl.register(fs)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: zkcli [-server host:port[,host:port...][/chroot]] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [SASL flags] [cmd args...]")
+		fmt.Fprintln(stderr, "usage: zkcli [-server host[:port][,host[:port]...][/chroot]] [-auth scheme:auth]... [-timeout d] [--json] [TLS flags] [SASL flags] [cmd args...]")
 		fs.PrintDefaults()
 		printCommands(stderr)
 	}

@@ -71,8 +71,10 @@ func cmdPrintWatches(c *client, o *options) error {
 	return nil
 }
 
-// cmdConnect is "connect [host:port]": a new session, on the same server
-// when no address is given; the old one is closed.
+// cmdConnect is "connect [connect-string]": a new session, on the same
+// servers and chroot when none is given; the old one is closed. The usage
+// says host:port, as zkCli.sh's, but the argument is a whole connect
+// string (several hosts, [IPv6], chroot: connstring.go), as in zkCli.sh.
 func cmdConnect(c *client, o *options) error {
 	server := c.server
 	if len(o.args) > 1 {
