@@ -58,6 +58,18 @@
 // The durable built-in targets fsync each write only with -forcesync=yes.
 // All built-in targets allow unlimited connections per client address.
 //
+// -cfg key=value (repeatable) adds a zoo.cfg line to every built-in
+// target zkbench starts: to the zoo.cfg of every zkserver process, to the
+// configuration of the in-process zkraft and zkraft3 servers (parsed as
+// zkserver parses a zoo.cfg; a key zkraft ignores is an error there) and
+// to every ZooKeeper JVM's zoo.cfg (realzk's ExtraConfig). A later value
+// of a key wins, and a -cfg key overrides zkbench's own line (-cfg
+// maxClientCnxns=60). Address-list targets are not touched. For example,
+// opening sessions with local sessions on both sides (standalone servers
+// ignore the key):
+//
+//	zkbench -compare 'zkserver3;zookeeper3' -op sessions -cfg localSessionsEnabled=true
+//
 // The workload (-op) is one of:
 //
 //	get            getData of a random one of -keys znodes

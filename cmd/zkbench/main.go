@@ -37,6 +37,7 @@ type options struct {
 	diskDir        string // the slow-leader targets' leader data (placement.go); "" for the temp dir
 	tmpfsDir       string // the placement targets' data on tmpfs
 	sessionTimeout time.Duration
+	cfg            cfgFlag // -cfg key=value lines for every built-in target (cfgflag.go)
 	json           bool
 	version        bool   // -version: print the version and exit
 	cpuProfile     string // file for a CPU profile of zkbench itself
@@ -119,6 +120,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.zkserver, "zkserver", "", "zkserver binary `path` for the zkserver targets (default: zkserver next to zkbench's executable, else on PATH)")
 	fs.StringVar(&o.diskDir, "diskdir", "", "`dir` on a real disk (not tmpfs) for the leader's data of the slow-leader targets, zkserver3slow and zookeeper3slow (default: the temp directory)")
 	fs.StringVar(&o.tmpfsDir, "tmpfsdir", defaultTmpfsDir, "`dir` on tmpfs for the data of the slow-leader targets' other servers and of zkserver3tmpfs and zookeeper3tmpfs")
+	fs.Var(&o.cfg, "cfg", "`key=value`: a zoo.cfg line for every built-in target zkbench starts, zkraft's (zkraft, zkraft3, the zkserver targets) and ZooKeeper's; repeatable, a later value of a key wins and overrides zkbench's own (e.g. -cfg localSessionsEnabled=true)")
 	fs.DurationVar(&o.sessionTimeout, "session-timeout", 10*time.Second, "session timeout asked for, also the time to wait for a session")
 	fs.BoolVar(&o.json, "json", false, "print one JSON document instead of text")
 	fs.BoolVar(&o.version, "version", false, "print zkbench's version, then exit")

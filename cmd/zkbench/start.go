@@ -122,9 +122,9 @@ func newLauncher(spec string, o *options) (*launcher, error) {
 			return nil, fmt.Errorf("target zkserver: %w", err)
 		}
 		l.desc = "zkserver standalone, in memory, own process (" + bin + ")"
-		l.launch = func(dir string) (*startProcess, error) { return launchZkserver(bin, dir) }
+		l.launch = func(dir string) (*startProcess, error) { return launchZkserver(bin, dir, o.cfg) }
 	case "zookeeper":
-		opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
+		opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra()}
 		l.desc = "Apache ZooKeeper standalone, forceSync=" + o.forceSync.String() + ", JVM"
 		l.launch = func(dir string) (*startProcess, error) { return launchZooKeeper(dir, opts) }
 	default:
@@ -138,12 +138,12 @@ func (l *launcher) cleanup() { os.RemoveAll(l.dir) }
 
 // launchZkserver starts the zkserver binary as an in-memory standalone
 // server on a free port, without waiting for it.
-func launchZkserver(bin, dir string) (*startProcess, error) {
+func launchZkserver(bin, dir string, extra cfgFlag) (*startProcess, error) {
 	port, err := freePort()
 	if err != nil {
 		return nil, err
 	}
-	p, err := startProc(bin, dir, zkserverConfig(port, "", nil, false), false)
+	p, err := startProc(bin, dir, extra.zoocfg(zkserverConfig(port, "", nil, false)), false)
 	if err != nil {
 		return nil, err
 	}

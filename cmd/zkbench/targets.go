@@ -168,11 +168,11 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 	fs := "forceSync=" + o.forceSync.String()
 	switch spec {
 	case "zkraft":
-		return startZkraft(ctx)
+		return startZkraft(ctx, o.cfg)
 	case "zkraft3":
-		return startZkraft3(ctx, bool(o.forceSync), fs)
+		return startZkraft3(ctx, bool(o.forceSync), fs, o.cfg)
 	case "zookeeper":
-		return startZooKeeper(bool(o.forceSync), fs)
+		return startZooKeeper(bool(o.forceSync), fs, o.cfg)
 	}
 	if kind, sh, pl, ok := builtinTarget(spec); ok {
 		if kind == "zkserver" {
@@ -184,10 +184,14 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 }
 
 // startZkraft starts an in-memory standalone zkraft server in this process.
-func startZkraft(ctx context.Context) (*target, error) {
+func startZkraft(ctx context.Context, extra cfgFlag) (*target, error) {
 	cfg := server.DefaultConfig()
 	cfg.ClientPort = 0
 	cfg.MaxClientCnxns = 0
+	cfg, err := extra.apply(cfg)
+	if err != nil {
+		return nil, err
+	}
 	s, err := startServer(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("start zkraft: %w", err)
@@ -210,7 +214,7 @@ func startServer(ctx context.Context, cfg server.Config) (*server.Server, error)
 
 // startZkraft3 starts a durable three-node zkraft ensemble in this process,
 // its data in a temporary directory, and waits until it has a leader.
-func startZkraft3(ctx context.Context, forceSync bool, fs string) (*target, error) {
+func startZkraft3(ctx context.Context, forceSync bool, fs string, extra cfgFlag) (*target, error) {
 	dir, err := os.MkdirTemp("", "zkbench-zkraft3-")
 	if err != nil {
 		return nil, err
@@ -232,6 +236,11 @@ func startZkraft3(ctx context.Context, forceSync bool, fs string) (*target, erro
 		cfg := server.DefaultConfig()
 		cfg.ClientPort, cfg.MaxClientCnxns, cfg.ServerID, cfg.Servers = 0, 0, id, lines
 		cfg.DataDir, cfg.ForceSync = filepath.Join(dir, strconv.FormatInt(id, 10)), forceSync
+		cfg, err := extra.apply(cfg)
+		if err != nil {
+			t.stop()
+			return nil, err
+		}
 		s, err := startServer(ctx, cfg)
 		if err != nil {
 			t.stop()
@@ -301,9 +310,8 @@ func waitForLeader(ctx context.Context, servers []*server.Server) error {
 func freePort() (int, error) { return testports.Pick() }
 
 // startZooKeeper starts Apache ZooKeeper standalone (a JVM).
-func startZooKeeper(forceSync bool, fs string) (*target, error) {
-	s, err := realzk.Start("", realzk.Options{ForceSync: forceSync,
-		ExtraConfig: map[string]string{"maxClientCnxns": "0"}})
+func startZooKeeper(forceSync bool, fs string, extra cfgFlag) (*target, error) {
+	s, err := realzk.Start("", realzk.Options{ForceSync: forceSync, ExtraConfig: extra.zooKeeperExtra()})
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
@@ -317,7 +325,7 @@ func startZooKeeper(forceSync bool, fs string) (*target, error) {
 // names, moving the followers' data to tmpfs (placement.go).
 func startZooKeeperEnsemble(name string, sh shape, pl placement, o *options) (*target, error) {
 	fs := "forceSync=" + o.forceSync.String()
-	opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: map[string]string{"maxClientCnxns": "0"}}
+	opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra()}
 	if pl != placeDefault {
 		return startZooKeeperPlaced(name, sh, pl, o, opts)
 	}

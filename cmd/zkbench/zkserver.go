@@ -105,7 +105,7 @@ func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*ta
 	// serves makes the whole target start again on fresh ports.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt))}
+		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt)), extra: o.cfg}
 		err := z.start(ctx, sh, bool(o.forceSync))
 		var moved string
 		leader := -1
@@ -224,7 +224,8 @@ func zkserverShapeDesc(sh shape) string {
 type zkservers struct {
 	bin       string
 	dir       string
-	observers int // the last observers processes are observers
+	observers int     // the last observers processes are observers
+	extra     cfgFlag // -cfg lines for every zoo.cfg
 	procs     []*proc
 }
 
@@ -302,7 +303,8 @@ func (z *zkservers) start(ctx context.Context, sh shape, forceSync bool) error {
 			return err
 		}
 		observer := id > n-sh.observers
-		p, err := startProc(z.bin, pdir, zkserverMemberConfig(port, dataDir, servers, forceSync, observer), true)
+		cfg := z.extra.zoocfg(zkserverMemberConfig(port, dataDir, servers, forceSync, observer))
+		p, err := startProc(z.bin, pdir, cfg, true)
 		if err != nil {
 			return err
 		}
