@@ -52,6 +52,8 @@ type options struct {
 	plan []workloadSpec
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
+
+	watches watchFlags // -op watches (watches.go)
 }
 
 // maxSize keeps a payload and its request header under ZooKeeper's
@@ -132,6 +134,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tls.ca, "tls-ca", "", "speak TLS to the secure client port, trusting the PEM CA certificates in `file`")
 	fs.StringVar(&o.tls.cert, "tls-cert", "", "with -tls-ca: the PEM client certificate `file` to present")
 	fs.StringVar(&o.tls.key, "tls-key", "", "with -tls-ca: the PEM private key `file` of -tls-cert")
+	o.watches.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -32,7 +32,9 @@ import (
 // Memory is read from the server processes (memory.go); for an in-process
 // target only the times are reported.
 
-func (k opKind) scale() bool { return k == opFill || k == opSessions || k == opWatchers }
+func (k opKind) scale() bool {
+	return k == opFill || k == opSessions || k == opWatchers || k == opWatches
+}
 
 // Defaults of the scale ops, applied when the flag is not given.
 const (
@@ -59,7 +61,12 @@ func (o *options) scaleDefaults(fs *flag.FlagSet) error {
 		return fmt.Errorf("-n %d must be positive", o.n)
 	}
 	if o.n == 0 {
-		o.n = map[opKind]int{opFill: defaultFillN, opSessions: defaultSessionsN, opWatchers: defaultWatchersN}[o.op]
+		o.n = map[opKind]int{opFill: defaultFillN, opSessions: defaultSessionsN, opWatchers: defaultWatchersN, opWatches: defaultWatchesN}[o.op]
+	}
+	if o.op == opWatches {
+		if err := o.watches.validate(); err != nil {
+			return err
+		}
 	}
 	if !set["inflight"] {
 		o.inflight = defaultOpenInflight
@@ -166,6 +173,8 @@ func runScaleOnce(ctx context.Context, o *options, addrs []string, mem *procMem)
 		return runSessions(ctx, o, addrs, mem)
 	case opWatchers:
 		return runWatchers(ctx, o, addrs, mem)
+	case opWatches:
+		return runWatches(ctx, o, addrs, mem)
 	}
 	return nil, fmt.Errorf("%s is not a scale op", o.op)
 }

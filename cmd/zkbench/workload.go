@@ -26,9 +26,11 @@ const (
 	opWatchers
 	opStart // process start to first write (start.go)
 	opLock  // lock handoff (lock.go)
+	// many watches: memory and wchs/wchc/wchp (watches.go)
+	opWatches
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock", "watches"}
 
 func (k opKind) String() string { return opNames[k] }
 
