@@ -20,6 +20,9 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if o.op == opStart {
 		return runStart(ctx, o, out) // launches its own servers, once per round
 	}
+	if o.op == opStorm || o.op == opStormStop {
+		return runStorm(ctx, o, out) // raises the open-files limit first (storm.go)
+	}
 	targets, err := startTargets(ctx, o)
 	defer stopTargets(targets)
 	if err != nil {

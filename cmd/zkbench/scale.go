@@ -33,7 +33,7 @@ import (
 // target only the times are reported.
 
 func (k opKind) scale() bool {
-	return k == opFill || k == opSessions || k == opWatchers || k == opWatches
+	return k == opFill || k == opSessions || k == opWatchers || k == opWatches || k == opStorm || k == opStormStop
 }
 
 // Defaults of the scale ops, applied when the flag is not given.

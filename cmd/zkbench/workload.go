@@ -28,9 +28,11 @@ const (
 	opLock  // lock handoff (lock.go)
 	// many watches: memory and wchs/wchc/wchp (watches.go)
 	opWatches
+	opStorm // reconnect storm after a leader kill, or a stop (storm.go)
+	opStormStop
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock", "watches"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock", "watches", "storm", "storm-stop"}
 
 func (k opKind) String() string { return opNames[k] }
 
