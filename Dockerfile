@@ -3,10 +3,16 @@
 # non-root base, taking the official `zookeeper` image's environment
 # variables (docs/deploy.md). Build it with
 #   docker build -t ghcr.io/zkraft/zkraft .
+# Both bases are build arguments, so that the image builds where the
+# registries cannot be reached (docs/deploy.md, "Building without the
+# registries"): BUILDER is any image with a shell and Go on PATH (at least
+# go.mod's version), BASE any image with distroless's /etc/passwd, CA
+# certificates and /tmp.
 ARG GO_VERSION=1.26.8
+ARG BUILDER=golang:${GO_VERSION}
 ARG BASE=gcr.io/distroless/static-debian12:nonroot
 
-FROM golang:${GO_VERSION} AS build
+FROM ${BUILDER} AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
