@@ -26,7 +26,7 @@ build:
 
 # make release writes dist/zkraft-RELEASE_VERSION-GOOS-GOARCH.tar.gz (.zip for
 # windows) for the six platforms below, each holding zkserver, zkcli, zkbench
-# and README.md (and LICENSE when there is one), and dist/SHA256SUMS.
+# README.md, LICENSE and NOTICE, and dist/SHA256SUMS.
 # RELEASE_VERSION is `git describe` (dev outside a git clone); the binaries report
 # the module version Go stamps from the same commit (a tag, else a
 # pseudo-version). Static (CGO_ENABLED=0) and -trimpath: the same commit,
@@ -40,7 +40,7 @@ release:
 			-ldflags '$(LDFLAGS)' -o dist/build/$${p%/*}-$${p#*/}/ ./cmd/zkserver ./cmd/zkcli ./cmd/zkbench \
 			|| exit 1; done
 	$(GO) run ./internal/mkrelease -version $(RELEASE_VERSION) -time $(BUILD_TIME) -out dist \
-		$(addprefix -doc ,README.md $(wildcard LICENSE)) $(foreach p,$(PLATFORMS),dist/build/$(subst /,-,$(p)))
+		$(addprefix -doc ,README.md LICENSE NOTICE) $(foreach p,$(PLATFORMS),dist/build/$(subst /,-,$(p)))
 	rm -rf dist/build
 
 fmtcheck:
