@@ -163,6 +163,7 @@ function drawNode(z) {
   document.getElementById("edit-path").value = z.path;
   document.getElementById("edit-version").value = s.version;
   document.getElementById("edit-data").value = z.null || z.hidden ? "" : new TextDecoder().decode(bytesOf(z.data));
+  paneReveal(z);
 }
 
 // opening numbers the reads of openPath: only the newest one is drawn, so
@@ -184,6 +185,8 @@ function openPath(path) {
 // read), never the node shown before.
 function showNoNode(why, editPath) {
   tree.node = null;
+  pane.selected = "";
+  drawPane();
   document.getElementById("tree").dataset.path = "";
   drawCrumbs("/");
   document.getElementById("children").replaceChildren();
@@ -307,7 +310,251 @@ function pathLinks(paths) {
   return td;
 }
 
+// The tree pane: the tree beside the node view, as ZooNavigator draws
+// one. The root is at the top; a toggle (or Enter/Space, or the arrows)
+// expands a node, reading its children on first expansion from
+// /console/api/children, the read the children list makes, so its ACL
+// and MaxChildren apply as there ("… N more" for a cut list; a node the
+// reader may not READ shows "hidden", never its children). A name is a
+// link like those in the children list: a click opens the node. Opening
+// a node anywhere (crumbs, children, search, a link) selects it here and
+// expands its ancestors, and reads again its children when they are
+// known. The pane is drawn from its model (what is expanded, the children
+// read, the selection), so a redraw keeps it as it was; expanded nodes
+// are read again, at most every PANE_EVERY_MS, when this server's znode
+// count or last zxid changes.
+const PANE_EVERY_MS = 2000;
+// PANE_REFRESH_MAX bounds the reads of one such refresh.
+const PANE_REFRESH_MAX = 50;
+const pane = {
+  kids: new Map(),     // path -> { children, truncated, numChildren, hidden, error }
+  loading: new Map(),  // path -> the newest read of its children under way
+  seq: new Map(),      // path -> the number of its newest read
+  expanded: new Set(["/"]),
+  selected: "",        // the node open in the node view
+  focus: "/",          // the item Tab reaches (one item at a time is tabbable)
+};
+const paneLive = { sig: "", at: 0, busy: false, due: false };
+
+function childPath(parent, name) {
+  return (parent === "/" ? "" : parent) + "/" + name;
+}
+
+// ancestorsOf is every node above path, the root first.
+function ancestorsOf(path) {
+  const out = [];
+  for (let p = path; p !== "/"; ) {
+    p = parentOf(p);
+    out.unshift(p);
+  }
+  return out;
+}
+
+// paneLoad reads path's children; only the newest read of a path is kept.
+// It never rejects: a failure is kept and shown in place of the children.
+function paneLoad(path) {
+  const seq = (pane.seq.get(path) || 0) + 1;
+  pane.seq.set(path, seq);
+  const p = api("/console/api/children", { path }).then(
+    r => ({ children: r.children, truncated: r.truncated, numChildren: r.numChildren, hidden: r.hidden }),
+    e => ({ children: [], error: e.message }),
+  ).then(k => {
+    if (pane.seq.get(path) !== seq) return;
+    pane.kids.set(path, k);
+    pane.loading.delete(path);
+    drawPane();
+  });
+  pane.loading.set(path, p);
+  return p;
+}
+
+// isLeaf: the node's children were read and there are none.
+function isLeaf(k) {
+  return !!k && !k.error && !k.hidden && !k.truncated && k.children.length === 0;
+}
+
+function paneNote(text, cls) {
+  const li = el("li", text, "tp-note" + (cls ? " " + cls : ""));
+  li.setAttribute("role", "none");
+  return li;
+}
+
+function paneItem(path, name, level, byPath) {
+  const li = el("li");
+  li.setAttribute("role", "treeitem");
+  li.setAttribute("aria-level", String(level));
+  li.dataset.path = path;
+  li.tabIndex = -1;
+  const k = pane.kids.get(path), leaf = isLeaf(k), open = !leaf && pane.expanded.has(path);
+  if (!leaf) li.setAttribute("aria-expanded", String(open));
+  li.setAttribute("aria-selected", String(path === pane.selected));
+  const row = el("div", undefined, "tp-row");
+  const tog = el("span", leaf ? "·" : open ? "▾" : "▸", "tp-toggle" + (leaf ? " leaf" : ""));
+  tog.setAttribute("aria-hidden", "true");
+  if (!leaf) tog.addEventListener("click", () => paneToggle(path));
+  const a = link(name, path);
+  a.tabIndex = -1;
+  a.style.whiteSpace = "pre";
+  row.append(tog, a);
+  li.appendChild(row);
+  byPath.set(path, li);
+  if (open) {
+    const g = el("ul");
+    g.setAttribute("role", "group");
+    if (!k) g.appendChild(paneNote("loading…"));
+    else if (k.error) g.appendChild(paneNote(k.error, "error"));
+    else if (k.hidden) g.appendChild(paneNote("hidden: the node's ACL grants this reader no READ"));
+    else {
+      for (const c of k.children) g.appendChild(paneItem(childPath(path, c), c, level + 1, byPath));
+      if (k.truncated) g.appendChild(paneNote("… " + Math.max(k.numChildren - k.children.length, 0) + " more"));
+    }
+    li.appendChild(g);
+  }
+  return li;
+}
+
+// drawPane draws the pane from its model; the focus, when in the pane,
+// stays on the same node (or the nearest shown node above it).
+function drawPane() {
+  const ul = document.getElementById("treepane");
+  if (!ul) return;
+  const had = ul.contains(document.activeElement);
+  const byPath = new Map();
+  ul.replaceChildren(paneItem("/", "/", 1, byPath));
+  let f = pane.focus;
+  while (!byPath.has(f) && f !== "/") f = parentOf(f);
+  pane.focus = f;
+  const li = byPath.get(f);
+  li.tabIndex = 0;
+  if (had) li.focus({ preventScroll: true });
+}
+
+function paneToggle(path) {
+  pane.focus = path;
+  if (pane.expanded.has(path)) {
+    pane.expanded.delete(path);
+  } else {
+    pane.expanded.add(path);
+    if (!pane.kids.has(path) && !pane.loading.has(path)) paneLoad(path);
+  }
+  drawPane();
+}
+
+// paneReveal selects the node just opened and expands the pane down to
+// it: each ancestor is read when its children are unknown or lack the next
+// name; the node's own children are read again when they are known.
+function paneReveal(z) {
+  const path = z.path;
+  pane.selected = path;
+  pane.focus = path;
+  if (!z.hidden && z.stat.numChildren === 0 && !pane.loading.has(path)) {
+    pane.kids.set(path, { children: [], truncated: false, numChildren: 0, hidden: false });
+  } else if (pane.kids.has(path) && !pane.loading.has(path)) {
+    paneLoad(path);
+  }
+  for (const a of ancestorsOf(path)) {
+    pane.expanded.add(a);
+    const k = pane.kids.get(a), name = path.slice(a === "/" ? 1 : a.length + 1).split("/")[0];
+    if (pane.loading.has(a)) continue;
+    if (!k || k.error || (!k.hidden && !k.truncated && !k.children.includes(name))) paneLoad(a);
+  }
+  drawPane();
+}
+
+// paneShown lists the expanded nodes the pane shows, the root first.
+function paneShown() {
+  const out = [];
+  const walk = p => {
+    if (!pane.expanded.has(p)) return;
+    out.push(p);
+    const k = pane.kids.get(p);
+    if (k && !k.hidden && !k.error) for (const c of k.children) walk(childPath(p, c));
+  };
+  walk("/");
+  return out;
+}
+
+// paneRefresh reads again the children of the expanded nodes shown.
+function paneRefresh() {
+  paneLive.busy = true;
+  paneLive.at = Date.now();
+  paneLive.due = false;
+  return Promise.all(paneShown().slice(0, PANE_REFRESH_MAX).map(paneLoad)).finally(() => { paneLive.busy = false; });
+}
+
+document.addEventListener("zk-state", e => {
+  const self = e.detail.members.find(m => m.self), s = self && self.status;
+  if (!s) return;
+  const sig = [s.znodes, s.lastZxid].join(",");
+  if (sig !== paneLive.sig) { paneLive.due = paneLive.sig !== ""; paneLive.sig = sig; }
+  if (paneLive.due && !paneLive.busy && Date.now() - paneLive.at >= PANE_EVERY_MS) paneRefresh();
+});
+
+// paneKey: Up/Down move, Home/End go to the first and last item,
+// Right expands (or goes to the first child), Left collapses (or goes to
+// the parent), Enter and Space toggle; Enter also opens the node.
+function paneKey(ev) {
+  const li = ev.target.closest('li[role="treeitem"]');
+  if (!li || ev.altKey || ev.ctrlKey || ev.metaKey) return;
+  const items = [...document.querySelectorAll('#treepane li[role="treeitem"]')];
+  const i = items.indexOf(li), path = li.dataset.path, open = li.getAttribute("aria-expanded");
+  let to = null;
+  switch (ev.key) {
+    case "Enter":
+      if (open !== null) paneToggle(path);
+      go(path);
+      break;
+    case " ":
+      if (open !== null) paneToggle(path);
+      break;
+    case "ArrowDown": to = items[i + 1]; break;
+    case "ArrowUp": to = items[i - 1]; break;
+    case "Home": to = items[0]; break;
+    case "End": to = items[items.length - 1]; break;
+    case "ArrowRight":
+      if (open === "false") paneToggle(path);
+      else if (open === "true") to = li.querySelector('li[role="treeitem"]');
+      break;
+    case "ArrowLeft":
+      if (open === "true") paneToggle(path);
+      else to = li.parentElement.closest('li[role="treeitem"]');
+      break;
+    default:
+      return;
+  }
+  ev.preventDefault();
+  if (to) to.focus(); // focusin moves the tab stop
+}
+
+function setupPane() {
+  if (!document.querySelector('link[href="/console/treepane.css"]')) {
+    const css = document.createElement("link");
+    css.rel = "stylesheet";
+    css.href = "/console/treepane.css";
+    document.head.appendChild(css);
+  }
+  const ul = document.getElementById("treepane");
+  ul.addEventListener("keydown", paneKey);
+  ul.addEventListener("focusin", ev => {
+    const li = ev.target.closest('li[role="treeitem"]');
+    if (!li) return;
+    pane.focus = li.dataset.path;
+    for (const x of ul.querySelectorAll('li[role="treeitem"]')) x.tabIndex = x === li ? 0 : -1;
+  });
+  // Another Authorization may read other children: what was read goes,
+  // and the nodes shown are read again.
+  document.getElementById("auth").addEventListener("change", () => {
+    const shown = paneShown();
+    pane.kids.clear();
+    shown.forEach(paneLoad);
+    drawPane();
+  });
+  paneLoad("/");
+  drawPane();
+}
+
 function setupTree() {
+  setupPane();
   window.addEventListener("hashchange", fromHash);
   document.querySelectorAll('input[name="fmt"]').forEach(r => r.addEventListener("change", drawData));
   document.getElementById("search-form").addEventListener("submit", search);
