@@ -5,6 +5,7 @@ go 1.26.8
 replace github.com/zkraft/zkraft => ../../..
 
 require (
+	github.com/go-zookeeper/zk v1.0.4
 	github.com/zkraft/zkraft v0.0.0-00010101000000-000000000000
 	helm.sh/helm/v3 v3.22.0
 	k8s.io/api v0.37.2
