@@ -46,6 +46,7 @@ import (
 
 const (
 	defaultStormN     = 20000
+	stormSpareFiles   = 300 // open files beside the sessions' sockets
 	stormRoot         = "/storm"
 	stormStopExtra    = 5 * time.Second        // storm-stop: paused this much past the session timeout
 	stormBackWait     = 3 * time.Minute        // the longest wait for every session, past the pause
@@ -139,11 +140,13 @@ func runStorm(ctx context.Context, o *options, out io.Writer) error {
 }
 
 // raiseOpenFiles makes room for n client connections in this process
-// and as many on the servers it starts (they inherit the limit): the
-// soft RLIMIT_NOFILE, and the hard one too when it is lower (that needs
-// root or CAP_SYS_RESOURCE).
+// (all the sessions' sockets are here) and on the servers it starts
+// (they inherit the limit; after a failover one server may hold most of
+// them): the soft RLIMIT_NOFILE, and the hard one too when it is lower
+// (that needs CAP_SYS_RESOURCE, which root in a container may lack: with
+// a hard limit of 20,000, -n can be at most about 19,700).
 func raiseOpenFiles(n int) (string, error) {
-	need := uint64(n) + 4096
+	need := uint64(n) + stormSpareFiles
 	var lim syscall.Rlimit
 	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
 		return "", err
@@ -183,15 +186,32 @@ func openStormSession(ctx context.Context, o *options, addrs []string, i int) (*
 		return nil, err
 	}
 	s.conn = c
-	if _, err := c.Create(stormPath("e", i), nil, zk.FlagEphemeral, openACL); err != nil {
+	// A connection lost on the way (a loaded server dropping clients) is
+	// retried on the same session; it shows as lossesBefore in the report.
+	if _, _, err := retryZK(ctx, func() (string, bool, error) {
+		p, err := c.Create(stormPath("e", i), nil, zk.FlagEphemeral, openACL)
+		if errors.Is(err, zk.ErrNodeExists) {
+			err = nil // a retry of a create that went through
+		}
+		return p, false, err
+	}); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create %s: %w", stormPath("e", i), err)
 	}
-	if _, err := c.Create(stormPath("w", i), nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
+	if _, _, err := retryZK(ctx, func() (string, bool, error) {
+		p, err := c.Create(stormPath("w", i), nil, 0, openACL)
+		if errors.Is(err, zk.ErrNodeExists) {
+			err = nil
+		}
+		return p, false, err
+	}); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("create %s: %w", stormPath("w", i), err)
 	}
-	if _, _, _, err := c.GetW(stormPath("w", i)); err != nil {
+	if _, _, err := retryZK(ctx, func() ([]byte, *zk.Stat, error) {
+		b, st, _, err := c.GetW(stormPath("w", i))
+		return b, st, err
+	}); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("watch %s: %w", stormPath("w", i), err)
 	}
@@ -223,8 +243,15 @@ func stormRound(ctx context.Context, o *options, t *target) (*stormResult, error
 	}); err != nil {
 		return nil, fmt.Errorf("opening %d sessions: %w", o.n, err)
 	}
+	lostBefore := 0
 	for _, s := range sessions {
 		s.id, s.on = s.conn.SessionID(), s.conn.Server()
+		if s.tally.lossesBefore() > 0 {
+			lostBefore++
+		}
+	}
+	if lostBefore > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d sessions lost their connection (and got it back) while the sessions were being opened, before the failure", lostBefore))
 	}
 	leader, err := findLeader(ctx, addrs, leaderFindWait)
 	if err != nil {

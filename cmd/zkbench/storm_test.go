@@ -20,9 +20,11 @@ func TestStormTallyReconnect(t *testing.T) {
 	tl.eventAt(sessionEv(zk.StateConnecting), t0.Add(-time.Second))
 	tl.eventAt(sessionEv(zk.StateConnected), t0.Add(-time.Second))
 	tl.eventAt(sessionEv(zk.StateHasSession), t0.Add(-time.Second))
+	tl.eventAt(sessionEv(zk.StateDisconnected), t0.Add(-time.Second))
+	tl.eventAt(sessionEv(zk.StateHasSession), t0.Add(-time.Second))
 	tl.arm(t0)
-	if st := tl.state(); !st.connected || st.disconnects != 0 || st.backAt != 0 {
-		t.Fatalf("before the failure: %+v", st)
+	if st := tl.state(); !st.connected || st.disconnects != 0 || st.backAt != 0 || tl.lossesBefore() != 1 {
+		t.Fatalf("before the failure: %+v, %d losses", st, tl.lossesBefore())
 	}
 	tl.eventAt(sessionEv(zk.StateDisconnected), t0.Add(10*time.Millisecond))
 	tl.eventAt(sessionEv(zk.StateConnecting), t0.Add(20*time.Millisecond))

@@ -20,6 +20,7 @@ type stormTally struct {
 	t0           time.Time
 	connected    bool          // the state is HasSession
 	disconnects  int           // HasSession lost after the failure
+	lostBefore   int           // HasSession lost before it
 	backAt       time.Duration // the last HasSession after a loss, since t0
 	expired      int           // StateExpired events after the failure
 	fired        int           // EventNodeDataChanged on path
@@ -55,6 +56,9 @@ func (t *stormTally) eventAt(ev zk.Event, now time.Time) {
 		wasConnected := t.connected
 		t.connected = ev.State == zk.StateHasSession
 		if !t.armed {
+			if wasConnected && !t.connected {
+				t.lostBefore++
+			}
 			return
 		}
 		switch {
@@ -89,6 +93,14 @@ type stormState struct {
 	fired            int
 	unexpected       int
 	firstUnknown     string
+}
+
+// lossesBefore is how often the session lost its connection before the
+// failure.
+func (t *stormTally) lossesBefore() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.lostBefore
 }
 
 func (t *stormTally) state() stormState {
