@@ -4,7 +4,7 @@
 
 GO ?= go
 
-.PHONY: run lab test check flaky build vet crossvet oldgo kubecheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
+.PHONY: run lab test check flaky build vet crossvet oldgo kubecheck helmcheck release fmtcheck fuzz soak gozk bench ensemble-1 ensemble-2 ensemble-3
 
 run:
 	$(GO) run ./cmd/zkserver
@@ -86,6 +86,12 @@ oldgo:
 # the main module does not take the Kubernetes dependencies.
 kubecheck:
 	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh kubecheck
+
+# deploy/helm/zkraft rendered with Helm's Go library and checked offline, its
+# default release's pods run as processes (part of make test; a module of
+# its own, deploy/helm/check, as kubecheck's).
+helmcheck:
+	GO=$(GO) PLATFORMS="$(PLATFORMS)" ./scripts/test.sh helmcheck
 
 # make flaky N=20 PKG=./integration runs one package's tests N times beside
 # LOAD busy loops (default 2), each run a fresh test binary, then prints

@@ -3,10 +3,10 @@
 # ones before it gave, then prints one summary of what failed and the
 # slowest tests, and exits non-zero if any step failed.
 #
-#   scripts/test.sh test     # gofmt, go vet, the tests with -race, the recipes
+#   scripts/test.sh test     # gofmt, go vet, the tests with -race, the Helm chart, the recipes
 #   scripts/test.sh check    # the six-platform vet, the oldest Go, the Kubernetes
 #                            # manifests, the 100k-znode migration round trip
-#   scripts/test.sh crossvet|oldgo|kubecheck   # one step of check
+#   scripts/test.sh crossvet|oldgo|kubecheck|helmcheck   # one step
 #
 # The go test steps run under gotestsum (pinned in internal/tools/go.mod):
 # one line per package while they run, the output of each failed test
@@ -88,6 +88,7 @@ run_test() {
 	local recipes=$!
 	# Every package but the recipes, with the race detector.
 	step race gotest race -race -count=1 -timeout 15m -p "${TEST_P:-3}" $(packages)
+	step helmcheck helmcheck
 	wait $recipes
 	step recipes show_recipes
 }
@@ -144,6 +145,21 @@ kubecheck() {
 	(cd deploy/kubernetes/check && $GO vet ./... && $GO test -count=1 ./...)
 }
 
+# deploy/helm/zkraft rendered with Helm's Go library and validated offline,
+# its default release's pods run as zkserver processes (deploy/helm/check,
+# a module of its own like kubecheck's). Skipped when its modules cannot
+# be downloaded.
+helmcheck() {
+	local out
+	if ! out=$(cd deploy/helm/check && $GO mod download 2>&1); then
+		echo "helmcheck: SKIPPED: the Helm and Kubernetes modules deploy/helm/check needs are not in the"
+		echo "module cache and could not be downloaded (they need the module proxy once). The go command said:"
+		echo "$out" | tail -5
+		return 3
+	fi
+	(cd deploy/helm/check && $GO vet ./... && $GO test -count=1 ./...)
+}
+
 run_check() {
 	step crossvet crossvet
 	step oldgo oldgo
@@ -156,9 +172,9 @@ run_check() {
 case $what in
 test) run_test ;;
 check) run_check ;;
-crossvet | oldgo | kubecheck) step "$what" "$what" ;;
+crossvet | oldgo | kubecheck | helmcheck) step "$what" "$what" ;;
 *)
-	echo "usage: $0 test|check|crossvet|oldgo|kubecheck" >&2
+	echo "usage: $0 test|check|crossvet|oldgo|kubecheck|helmcheck" >&2
 	exit 2
 	;;
 esac
