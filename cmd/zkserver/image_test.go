@@ -34,17 +34,26 @@ import (
 // run a container. docs/deploy.md, "Building without the registries",
 // gives the same steps as shell commands.
 func TestImageWithPodman(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the image is not built")
+	}
 	pm := newPodman(t)
+	t.Parallel() // it mostly waits on podman, and takes no fixed port
 	start := time.Now()
 	id := fmt.Sprintf("zkraft-test-%d", time.Now().UnixNano()%1e10)
 
 	builder := pm.builderBase(t, "localhost/"+id+"-builder")
 	pm.probe(t, builder)
+	t.Logf("podman runs containers here with the flags %q", pm.runFlags)
+	zkcliDir := t.TempDir()
+	zkcliBuilt := make(chan error, 1)
+	go func() { zkcliBuilt <- buildZkcli(zkcliDir) }()
 	runtime := pm.runtimeBase(t, "localhost/"+id+"-runtime")
 	image := pm.buildImage(t, "localhost/"+id, builder, runtime)
-	t.Logf("image built in %s (podman flags: %q)", time.Since(start).Round(time.Second), pm.runFlags)
+	t.Logf("image built in %s", time.Since(start).Round(time.Second))
 	pm.reportSize(t, image, id+"-size")
-	zkcli := buildZkcli(t)
+	require.NoError(t, <-zkcliBuilt)
+	zkcli := zkcliBin(filepath.Join(zkcliDir, "zkcli"))
 
 	t.Run("container", func(t *testing.T) {
 		name := id + "-one"
@@ -112,8 +121,23 @@ func newPodman(t *testing.T) *podman {
 	return &podman{bin: bin}
 }
 
+// cmd runs podman, for at most two minutes.
 func (p *podman) cmd(args ...string) (string, error) {
-	out, err := exec.Command(p.bin, args...).CombinedOutput()
+	return p.cmdWithin(2*time.Minute, args...)
+}
+
+// cmdWithin runs podman, interrupting it (so that it cleans up) when d
+// passes, and killing it 30s later.
+func (p *podman) cmdWithin(d time.Duration, args ...string) (string, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, p.bin, args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 30 * time.Second
+	out, err := cmd.CombinedOutput()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("%v (interrupted after %s)", err, d)
+	}
 	return strings.TrimSpace(string(out)), err
 }
 
@@ -133,13 +157,10 @@ func (p *podman) probe(t *testing.T, image string) {
 	t.Helper()
 	nofile, nproc := hardLimit("Max open files", 1<<20), hardLimit("Max processes", 4096)
 	ulimits := []string{"--ulimit", fmt.Sprintf("nofile=%d:%d", nofile, nofile), "--ulimit", fmt.Sprintf("nproc=%d:%d", nproc, nproc)}
-	candidates := [][]string{nil, ulimits}
-	if _, err := exec.LookPath("runc"); err == nil {
-		candidates = append(candidates, append([]string{"--runtime", "runc"}, ulimits...))
-	}
+	candidates := [][]string{nil, ulimits, append([]string{"--runtime", "runc"}, ulimits...)}
 	var tried []string
 	for _, flags := range candidates {
-		args := append(append([]string{"run", "--rm", "--network", "none"}, flags...), image, "/bin/sh", "-c", "echo ok")
+		args := append(append([]string{"run", "--rm"}, flags...), image, "/bin/sh", "-c", "echo ok")
 		out, err := p.cmd(args...)
 		if err == nil && out == "ok" {
 			p.buildArgs, p.runFlags = flags, flags
@@ -311,8 +332,8 @@ func (p *podman) runtimeBase(t *testing.T, name string) string {
 }
 
 // buildImage builds the repository's Dockerfile from the two local bases,
-// in the docker format (the OCI format has no HEALTHCHECK), keeping no
-// intermediate image. GOROOT and the module cache are mounted read-only,
+// in the docker format (the OCI format has no HEALTHCHECK), with no
+// network, keeping no intermediate image. GOROOT and the module cache are mounted read-only,
 // the build cache read-write (so that a second run compiles little).
 func (p *podman) buildImage(t *testing.T, tag, builder, runtime string) string {
 	t.Helper()
@@ -323,7 +344,7 @@ func (p *podman) buildImage(t *testing.T, tag, builder, runtime string) string {
 		require.NoError(t, err)
 		return strings.TrimSpace(string(out))
 	}
-	args := append([]string{"build", "--layers=false", "--format", "docker", "--pull=never"}, p.buildArgs...)
+	args := append([]string{"build", "--layers=false", "--format", "docker", "--pull=never", "--network", "none"}, p.buildArgs...)
 	args = append(args, "--build-arg", "BUILDER="+builder, "--build-arg", "BASE="+runtime,
 		"-v", goEnv("GOROOT")+":/usr/local/go:ro", "-v", goEnv("GOMODCACHE")+":/go/pkg/mod:ro")
 	if cache := goEnv("GOCACHE"); filepath.IsAbs(cache) {
@@ -331,10 +352,16 @@ func (p *podman) buildImage(t *testing.T, tag, builder, runtime string) string {
 			args = append(args, "-v", cache+":/gocache")
 		}
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-	defer cancel()
-	t.Cleanup(func() { p.cmd("rmi", "-f", tag) })
-	out, err := exec.CommandContext(ctx, p.bin, append(args, "-t", tag, root)...).CombinedOutput()
+	t.Cleanup(func() {
+		p.cmd("rmi", "-f", tag)
+		// What an interrupted build may leave: its working containers.
+		for _, base := range []string{builder, runtime} {
+			p.cmd("rm", "-f", strings.TrimPrefix(base, "localhost/")+"-working-container")
+		}
+	})
+	// A cold build (a build cache without this tree's packages) takes
+	// 1-2 minutes on an idle machine with two CPUs.
+	out, err := p.cmdWithin(8*time.Minute, append(args, "-t", tag, root)...)
 	require.NoError(t, err, "podman build:\n%s", out)
 	return tag
 }
@@ -439,12 +466,13 @@ func fourLetterWord(addr, word string) (string, error) {
 // zkcliBin is the zkcli binary built on the host.
 type zkcliBin string
 
-func buildZkcli(t *testing.T) zkcliBin {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "zkcli")
-	out, err := exec.Command("go", "build", "-o", bin, "../zkcli").CombinedOutput()
-	require.NoError(t, err, "%s", out)
-	return zkcliBin(bin)
+// buildZkcli builds cmd/zkcli into dir (while the image builds).
+func buildZkcli(dir string) error {
+	out, err := exec.Command("go", "build", "-o", filepath.Join(dir, "zkcli"), "../zkcli").CombinedOutput()
+	if err != nil {
+		return fmt.Errorf("go build ../zkcli: %v\n%s", err, out)
+	}
+	return nil
 }
 
 func (z zkcliBin) run(servers string, args ...string) (string, error) {
