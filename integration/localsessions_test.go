@@ -104,13 +104,16 @@ func existsOn(t *testing.T, addr, path string) bool {
 
 // TestLocalSessionsLikeZooKeeper runs localSessionScenario on a zkraft
 // ensemble and, when installed, on a ZooKeeper 3.8 ensemble with the same
-// keys, with upgrading on and off, and compares the transcripts.
+// keys, with upgrading on, off and left to each side's default, and
+// compares the transcripts.
 func TestLocalSessionsLikeZooKeeper(t *testing.T) {
-	for _, upgrading := range []bool{true, false} {
-		t.Run(fmt.Sprintf("upgrading=%v", upgrading), func(t *testing.T) {
+	for _, upgrading := range []string{"true", "false", ""} {
+		t.Run(fmt.Sprintf("upgrading=%q", upgrading), func(t *testing.T) {
 			c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
 				cfg.LocalSessionsEnabled = true
-				cfg.LocalSessionsUpgradingEnabled = upgrading
+				if upgrading != "" {
+					cfg.LocalSessionsUpgradingEnabled = upgrading == "true"
+				}
 			}))
 			leader := c.WaitForLeader()
 			var followers []string
@@ -125,10 +128,10 @@ func TestLocalSessionsLikeZooKeeper(t *testing.T) {
 			if ok, reason := realzk.Available(); !ok {
 				t.Skip("the comparison with ZooKeeper is skipped: " + reason)
 			}
-			opts := realzk.Options{ExtraConfig: map[string]string{
-				"localSessionsEnabled":          "true",
-				"localSessionsUpgradingEnabled": fmt.Sprint(upgrading),
-			}}
+			opts := realzk.Options{ExtraConfig: map[string]string{"localSessionsEnabled": "true"}}
+			if upgrading != "" { // unset: each side's default
+				opts.ExtraConfig["localSessionsUpgradingEnabled"] = upgrading
+			}
 			zks, err := realzk.StartEnsemble(filepath.Join(t.TempDir(), "zk"), 3, opts)
 			require.NoError(t, err)
 			defer zks.Stop()

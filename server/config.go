@@ -105,8 +105,8 @@ type Config struct {
 	LocalSessionsEnabled bool
 	// LocalSessionsUpgradingEnabled turns a local session into a global
 	// one on its first ephemeral create (localSessionsUpgradingEnabled,
-	// default true); when false that create fails with
-	// EPHEMERALONLOCALSESSION.
+	// default false, as ZooKeeper 3.8's QuorumPeerConfig); when false that
+	// create fails with EPHEMERALONLOCALSESSION.
 	LocalSessionsUpgradingEnabled bool
 	// Metrics is the metricsProvider.* configuration: whether and where
 	// cmd/zkserver serves Prometheus's /metrics (see config_metrics.go).
@@ -186,25 +186,24 @@ const (
 // (ZooKeeper 3.9: QuorumPeerConfig, ServerConfig and system properties).
 func zooDefaults() Config {
 	return Config{
-		TickTime:                      DefaultTickTime,
-		MaxClientCnxns:                DefaultMaxClientCnxns,
-		FourLetterWhitelist:           []string{"srvr"},
-		MaxBuffer:                     DefaultMaxBuffer,
-		AdminEnableServer:             true,
-		AdminServerAddress:            DefaultAdminAddress,
-		AdminServerPort:               DefaultAdminPort,
-		AdminCommandURL:               DefaultAdminCommandURL,
-		Servers:                       map[int64]string{},
-		StandaloneEnabled:             true,
-		SnapCount:                     DefaultSnapCount,
-		LocalSessionsUpgradingEnabled: true,
-		SnapRetainCount:               DefaultSnapRetainCount,
-		ForceSync:                     true,
-		ContainerCheckInterval:        DefaultContainerCheck,
-		SessionlessCnxnTimeout:        DefaultSessionlessCnxnTimeout,
-		ClientOutputLimit:             DefaultClientOutputLimit,
-		TotalClientOutputLimit:        DefaultTotalClientOutputLimit,
-		Metrics:                       defaultMetricsProvider(),
+		TickTime:               DefaultTickTime,
+		MaxClientCnxns:         DefaultMaxClientCnxns,
+		FourLetterWhitelist:    []string{"srvr"},
+		MaxBuffer:              DefaultMaxBuffer,
+		AdminEnableServer:      true,
+		AdminServerAddress:     DefaultAdminAddress,
+		AdminServerPort:        DefaultAdminPort,
+		AdminCommandURL:        DefaultAdminCommandURL,
+		Servers:                map[int64]string{},
+		StandaloneEnabled:      true,
+		SnapCount:              DefaultSnapCount,
+		SnapRetainCount:        DefaultSnapRetainCount,
+		ForceSync:              true,
+		ContainerCheckInterval: DefaultContainerCheck,
+		SessionlessCnxnTimeout: DefaultSessionlessCnxnTimeout,
+		ClientOutputLimit:      DefaultClientOutputLimit,
+		TotalClientOutputLimit: DefaultTotalClientOutputLimit,
+		Metrics:                defaultMetricsProvider(),
 	}
 }
 

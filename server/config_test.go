@@ -98,6 +98,11 @@ func TestParseConfigKeys(t *testing.T) {
 		{"admin.commandURL=/cmd", func(t *testing.T, c Config) { require.Equal(t, "/cmd", c.AdminCommandURL) }},
 		{"snapCount=5000", func(t *testing.T, c Config) { require.Equal(t, 5000, c.SnapCount) }},
 		{"zookeeper.snapCount=1", func(t *testing.T, c Config) { require.Equal(t, 2, c.SnapCount) }},
+		{"localSessionsEnabled=true", func(t *testing.T, c Config) {
+			require.True(t, c.LocalSessionsEnabled)
+			require.False(t, c.LocalSessionsUpgradingEnabled, "ZooKeeper 3.8's default: no upgrade")
+		}},
+		{"localSessionsEnabled=true\nlocalSessionsUpgradingEnabled=true", func(t *testing.T, c Config) { require.True(t, c.LocalSessionsUpgradingEnabled) }},
 		{"readonlymode.enabled=true", func(t *testing.T, c Config) {
 			require.True(t, c.ReadOnlyMode)
 			require.True(t, c.FourLetterAllowed("isro"))

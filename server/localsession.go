@@ -21,8 +21,8 @@ import (
 // ephemeral node needs a session every server knows: the session is then
 // upgraded, proposed as a createSession with the same id and timeout, and
 // becomes an ordinary global session (localSessionsUpgradingEnabled,
-// default true); with upgrading off, the create fails with
-// EPHEMERALONLOCALSESSION.
+// default false as in ZooKeeper 3.8); with upgrading off, the create
+// fails with EPHEMERALONLOCALSESSION.
 
 // localSessions holds this server's local sessions.
 type localSessions struct {
