@@ -17,16 +17,26 @@ import (
 	"github.com/go-zookeeper/zk"
 )
 
-// TestDefaultReleaseFormsQuorum runs the default render's three pods as
-// `zkserver container` processes, each with the environment the kubelet
-// would give it (the ConfigMap, the env with the Secret's super password
-// and $(POD_NAME) expanded), the pods' DNS names mapped to 127.0.0.1 and
-// free ports, as deploy's TestStatefulSetScalesThreeToFive runs the plain
-// manifests: they elect a leader, answer the readiness probe's GET /ready
-// and GET /live on the AdminServer, and a write through one is read on
+// TestReleasesFormQuorum runs the three founding pods of the default
+// render, and of the auth + TLS and the metrics value sets, as `zkserver
+// container` processes, each with the environment the kubelet would give
+// it (the ConfigMap, the env with the Secret's super password and
+// $(POD_NAME) expanded, the Secrets' files where they are mounted), the
+// pods' DNS names mapped to 127.0.0.1 and free ports, as deploy's
+// TestStatefulSetScalesThreeToFive runs the plain manifests: they elect a
+// leader (over quorum SASL and TLS in the second), answer the probes' GET
+// /ready and /live on the AdminServer, and a write through one is read on
 // another.
-func TestDefaultReleaseFormsQuorum(t *testing.T) {
-	s := render(t, nil)
+func TestReleasesFormQuorum(t *testing.T) {
+	for _, vs := range []valueSet{valueSets[0], valueSets[2], valueSets[3]} {
+		t.Run(vs.name, func(t *testing.T) { runRelease(t, render(t, vs.values)) })
+	}
+}
+
+// runRelease runs the release's three founding pods and checks that they
+// elect a leader, answer the probes and serve a write.
+func runRelease(t *testing.T, s *Set) {
+	t.Helper()
 	r := &remap{t: t, ports: map[string]int{}}
 	var pods []*proc
 	for i := 0; i < 3; i++ {
@@ -47,6 +57,14 @@ func TestDefaultReleaseFormsQuorum(t *testing.T) {
 		env["ZKRAFT_SERVER_LINE"] = r.line(own)
 		admin := freePort(t)
 		env["ZOO_CFG_EXTRA"] += fmt.Sprintf(" clientPortAddress=127.0.0.1 admin.serverAddress=127.0.0.1 admin.serverPort=%d", admin)
+		// The pods' other listeners on free ports too (the last of
+		// duplicate keys wins).
+		if strings.Contains(env["ZOO_CFG_EXTRA"], "secureClientPort=") {
+			env["ZOO_CFG_EXTRA"] += fmt.Sprintf(" secureClientPortAddress=127.0.0.1 secureClientPort=%d", freePort(t))
+		}
+		if strings.Contains(env["ZOO_CFG_EXTRA"], "metricsProvider.httpPort=") {
+			env["ZOO_CFG_EXTRA"] += fmt.Sprintf(" metricsProvider.httpHost=127.0.0.1 metricsProvider.httpPort=%d", freePort(t))
+		}
 		// Ten times faster than the chart's 2 s tick, for a quick test.
 		env["ZOO_TICK_TIME"] = "200"
 		pods = append(pods, &proc{name: env["HOSTNAME"], env: env, client: r.client(own), admin: fmt.Sprintf("127.0.0.1:%d", admin)})
