@@ -7,8 +7,9 @@
 // apimachinery's validation, and the objects are checked against one
 // another and against the image (every variable one the image reads,
 // ZOO_SERVERS on the pods' stable names, the generated zoo.cfg accepted by
-// the server's own parser with the Secrets' files in place). The default
-// render's pods are then run as `zkserver container` processes.
+// the server's own parser with the Secrets' files in place). Three
+// releases' pods (default, auth + TLS, metrics) are then run as `zkserver
+// container` processes that must elect a leader and serve a write.
 //
 // It is a module of its own so that the main module does not take Helm's
 // and Kubernetes' dependencies.
