@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -72,6 +73,8 @@ const (
 	watchChildren         = 2               // children of every watched path
 	watchCommandTimeout   = 5 * time.Minute // one four-letter word, read to EOF
 	watchesDefaultKindArg = "data,child"
+	watchRetries          = 5 // tries more of a watch request whose connection was lost
+	watchRetryWait        = time.Second
 )
 
 // register adds the flags to fs.
@@ -352,6 +355,7 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 	withSessions := mem.sample(ctx, true)
 
 	n, p, k := len(conns), len(paths), len(wf.kindSet)
+	var retried atomic.Int64
 	start = time.Now()
 	err = parallel(n*p, wf.workers, func(i int) error {
 		if err := ctx.Err(); err != nil {
@@ -360,14 +364,13 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 		// Consecutive requests go to different sessions (and servers).
 		s, path := conns[i%n], paths[i/n]
 		for _, kind := range wf.kindSet {
-			var err error
-			switch kind {
-			case wkData:
-				_, _, _, err = s.GetW(path)
-			case wkExists:
-				_, _, _, err = s.ExistsW(path)
-			case wkChild:
-				_, _, _, err = s.ChildrenW(path)
+			err := setWatch(s, kind, path)
+			// A connection lost under load: go-zookeeper reconnects to the
+			// same session and sets its watches again; try once more.
+			for try := 0; try < watchRetries && isLostConnection(err); try++ {
+				retried.Add(1)
+				time.Sleep(watchRetryWait)
+				err = setWatch(s, kind, path)
 			}
 			if err != nil {
 				return fmt.Errorf("session %d: %s watch on %s: %w", i%n, kind, path, err)
@@ -386,6 +389,9 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 	res = &scaleResult{}
 	res.Notes = append(res.Notes, fmt.Sprintf("%d sessions × %d paths (%s/p-...) × %s = %d watches",
 		n, p, root, strings.Join(kindStrings(wf.kindSet), "+"), watches))
+	if r := retried.Load(); r > 0 {
+		res.Notes = append(res.Notes, fmt.Sprintf("%d watch requests retried after a lost connection", r))
+	}
 	if wf.profile != "" {
 		for _, note := range saveHeapProfiles(ctx, mem, wf.profile) {
 			res.Notes = append(res.Notes, note)
@@ -413,6 +419,7 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 	res.addMs("wchs_ms", "wchs time (slowest server)", cmds["wchs"].slowest)
 	res.add("sessions", "sessions", unitCount, float64(n))
 	res.add("data_watches_wchs", "data watches (wchs total)", unitCount, float64(cmds["wchs"].wchs.total))
+	res.add("watch_retries", "requests retried (conn lost)", unitCount, float64(retried.Load()))
 	res.addMs("open_ms", "time to open the sessions", openTime)
 	res.addMs("watch_set_ms", "time to set the watches", setTime)
 	res.add("watches_per_s", "watch set rate", unitRate, float64(watches)/setTime.Seconds())
@@ -442,6 +449,26 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 		}
 	}
 	return res, nil
+}
+
+// setWatch sets one watch of kind on path.
+func setWatch(s *session, kind watchKindName, path string) error {
+	var err error
+	switch kind {
+	case wkData:
+		_, _, _, err = s.GetW(path)
+	case wkExists:
+		_, _, _, err = s.ExistsW(path)
+	case wkChild:
+		_, _, _, err = s.ChildrenW(path)
+	}
+	return err
+}
+
+// isLostConnection reports whether err is go-zookeeper's error for a
+// request whose connection was lost before the reply.
+func isLostConnection(err error) bool {
+	return errors.Is(err, zk.ErrConnectionClosed)
 }
 
 func kindStrings(kinds []watchKindName) []string {
