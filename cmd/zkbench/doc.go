@@ -132,6 +132,27 @@
 //	          does for the other ops:
 //	          zkbench -compare 'zkserver3;zookeeper3' -op lock -sessions 4 -kills 2 -duration 24s
 //
+// and the reconnect storm ops (storm.go), on zkserver3, zkserver5,
+// zookeeper3 and zookeeper5:
+//
+//	storm     -n sessions (default 20,000; at most the hard open-files
+//	          limit less 300, which zkbench raises the soft limit to
+//	          before it starts the servers), session i first on server
+//	          i mod the ensemble's size but given all of them, each with
+//	          the ephemeral /storm/e-i and a data watch on /storm/w-i; then
+//	          the leader is killed with SIGKILL. Reported: the time from the
+//	          kill until the last session that lost its connection had its
+//	          session again, sessions expired or with a new id, ephemerals
+//	          missing, watches that did not fire or fired twice when every
+//	          /storm/w-i is then changed once, elections seen by srvr
+//	          polling (1 is the failover), and the servers' peak RSS and CPU
+//	          from the kill to the end of the checks; with -compare, the
+//	          ratio of the times (the goal of issue 30 is at most 0.5).
+//	          The leader is restarted after the checks.
+//	storm-stop the same with the leader stopped (SIGSTOP) for the session
+//	          timeout plus 5 s, then resumed (SIGCONT):
+//	          zkbench -compare 'zkserver3;zookeeper3' -op storm -n 5000 -session-timeout 30s -inflight 32
+//
 // The scale ops find each target's server process by its listening port
 // (loopback addresses only) and read its RSS from /proc/PID/status; the live
 // heap, after a full GC, from a zkserver started with -pprof (its debug
