@@ -17,6 +17,19 @@ type duties struct {
 	tracker *session.Tracker
 	reaper  *reaper
 	since   time.Time // when this server took up its leader duties
+	// term is the Raft term these duties were started in: the expiries
+	// they decide are proposed only while this server leads in it.
+	term uint64
+}
+
+// leaderTerm is the term of the running leader duties (0: none).
+func (s *Server) leaderTerm() uint64 {
+	s.duties.mu.Lock()
+	defer s.duties.mu.Unlock()
+	if s.duties.tracker == nil {
+		return 0
+	}
+	return s.duties.term
 }
 
 // leaderUptime is how long this server has led, and whether it leads.
@@ -47,7 +60,7 @@ func (s *Server) becomeLeader() {
 	t := session.NewTracker(s.clock, s.cfg.TickTime, s.expireSession)
 	s.trackAll(t)
 	s.duties.mu.Lock()
-	s.duties.tracker, s.duties.since = t, s.clock.Now()
+	s.duties.tracker, s.duties.since, s.duties.term = t, s.clock.Now(), s.node.Epoch()
 	s.duties.mu.Unlock()
 	// A session created between the first pass and publishing the tracker
 	// was not seen by the apply hook either: a second pass catches it.

@@ -235,8 +235,10 @@ func (s *Server) touch(c *conn) {
 	}
 }
 
-// expireSession proposes closeSession for a session whose timeout passed.
+// expireSession proposes closeSession for a session whose timeout passed,
+// as the leader whose tracker decided it (see consensus.ProposeAsLeader).
 func (s *Server) expireSession(id int64) {
+	term := s.leaderTerm()
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -246,11 +248,17 @@ func (s *Server) expireSession(id int64) {
 	s.mu.Unlock()
 	go func() {
 		defer s.wg.Done()
-		s.log.Info("expiring session", "session", sessionHex(id))
-		s.m.staleSessionsExpired.Inc()
 		cmd := &consensus.Command{Kind: consensus.KindCloseSession, Session: id, Time: s.nowMillis()}
-		a, err := s.node.Propose(s.life, cmd)
+		a, err := s.node.ProposeAsLeader(s.life, cmd, term)
+		if errors.Is(err, consensus.ErrNotLeader) {
+			// Decided by the leader this server was: another leader
+			// tracks the session now, with a full timeout of its own.
+			s.log.Info("not expiring session: this server no longer leads the term that tracked it", "session", sessionHex(id), "term", term)
+			return
+		}
 		if err == nil {
+			s.log.Info("expired session", "session", sessionHex(id))
+			s.m.staleSessionsExpired.Inc()
 			s.auditExpiry(id, a)
 		}
 		if errors.Is(err, consensus.ErrDiskFull) {
