@@ -27,8 +27,8 @@ func paneShows(t *testing.T, ctx context.Context, what string, want ...string) {
 	require.NoError(t, err)
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`JSON.stringify(`+paneItemsJS+`) === `+jsString(string(b)), pathPoll...))
 	if err != nil {
-		got, _ := chromedp.Run(ctx, chromedp.Evaluate[[]string](paneItemsJS))
-		require.Equal(t, want, got, "%s: the pane never showed it", what)
+		got, err2 := chromedp.Run(ctx, chromedp.Evaluate[[]string](paneItemsJS))
+		require.Equal(t, want, got, "%s: the pane never showed it (%v; %v)", what, err, err2)
 	}
 }
 

@@ -332,6 +332,7 @@ const pane = {
   seq: new Map(),      // path -> the number of its newest read
   expanded: new Set(["/"]),
   selected: "",        // the node open in the node view
+  scrollDue: false,    // the selection is to be scrolled into the pane's view
   focus: "/",          // the item Tab reaches (one item at a time is tabbable)
 };
 const paneLive = { sig: "", at: 0, busy: false, due: false };
@@ -362,7 +363,7 @@ function paneLoad(path) {
     if (pane.seq.get(path) !== seq) return;
     pane.kids.set(path, k);
     pane.loading.delete(path);
-    drawPane();
+    drawPaneSoon();
   });
   pane.loading.set(path, p);
   return p;
@@ -427,6 +428,22 @@ function drawPane() {
   const li = byPath.get(f);
   li.tabIndex = 0;
   if (had) li.focus({ preventScroll: true });
+  const sel = byPath.get(pane.selected);
+  if (pane.scrollDue && sel) {
+    // Only the pane scrolls, never the page.
+    const r = sel.firstChild.getBoundingClientRect(), b = ul.getBoundingClientRect();
+    if (r.top < b.top) ul.scrollTop += r.top - b.top;
+    else if (r.bottom > b.bottom) ul.scrollTop += r.bottom - b.bottom;
+    if (!pane.loading.size) pane.scrollDue = false;
+  }
+}
+
+// drawPaneSoon draws the pane once for the answers that arrive together.
+let paneDrawDue = false;
+function drawPaneSoon() {
+  if (paneDrawDue) return;
+  paneDrawDue = true;
+  setTimeout(() => { paneDrawDue = false; drawPane(); }, 10);
 }
 
 function paneToggle(path) {
@@ -447,6 +464,7 @@ function paneReveal(z) {
   const path = z.path;
   pane.selected = path;
   pane.focus = path;
+  pane.scrollDue = true;
   if (!z.hidden && z.stat.numChildren === 0 && !pane.loading.has(path)) {
     pane.kids.set(path, { children: [], truncated: false, numChildren: 0, hidden: false });
   } else if (pane.kids.has(path) && !pane.loading.has(path)) {
