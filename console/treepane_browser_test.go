@@ -1,6 +1,8 @@
 package console
 
 import (
+	"time"
+
 	"context"
 	"encoding/json"
 	"testing"
@@ -36,16 +38,45 @@ func paneShows(t *testing.T, ctx context.Context, what string, want ...string) {
 // tree pane.
 func clickToggle(t *testing.T, ctx context.Context, path string) {
 	t.Helper()
-	xy, err := chromedp.Run(ctx, chromedp.Poll[[]float64](`(() => {
-		const li = [...document.querySelectorAll("#treepane li[role=treeitem]")].find(li => li.dataset.path === `+jsString(path)+`);
-		const s = li && li.querySelector(":scope > .tp-row > .tp-toggle");
-		if (!s) return false;
-		s.scrollIntoView({ block: "center" });
-		const r = s.getClientRects()[0];
-		return r && r.width > 0 && [r.x + r.width / 2, r.y + r.height / 2];
-	})()`, pathPoll...))
-	require.NoError(t, err, "no toggle for %q in the pane", path)
-	require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(xy[0], xy[1])))
+	item := `[...document.querySelectorAll("#treepane li[role=treeitem]")].find(li => li.dataset.path === ` + jsString(path) + `)`
+	before, err := chromedp.Run(ctx, chromedp.Evaluate[string](`(() => { const li = `+item+`; return li ? li.getAttribute("aria-expanded") || "" : ""; })()`))
+	require.NoError(t, err)
+	flipped := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(2 * time.Second)}
+	// A click can land while the page still scrolls or lays out after the
+	// previous step (the coordinates are then stale): click again, only
+	// while the toggle has not flipped, so no click counts twice.
+	for attempt := 1; ; attempt++ {
+		xy, err := chromedp.Run(ctx, chromedp.Poll[[]float64](`(() => {
+			const li = `+item+`;
+			const s = li && li.querySelector(":scope > .tp-row > .tp-toggle");
+			if (!s) return false;
+			s.scrollIntoView({ block: "center", behavior: "instant" });
+			const r = s.getClientRects()[0];
+			return r && r.width > 0 && [r.x + r.width / 2, r.y + r.height / 2];
+		})()`, pathPoll...))
+		require.NoError(t, err, "no toggle for %q in the pane", path)
+		require.NoError(t, chromedp.Do(ctx, chromedp.MouseClickXY(xy[0], xy[1])))
+		_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => { const li = `+item+`; return !!li && (li.getAttribute("aria-expanded") || "") !== `+jsString(before)+`; })()`, flipped...))
+		if err == nil || attempt == 3 {
+			return
+		}
+		t.Logf("the click on %q's toggle did not take (attempt %d); clicking again", path, attempt)
+	}
+}
+
+// clickCrumb clicks the crumb of path until the page shows path: a click
+// can land on stale coordinates while the page lays out after the pane's
+// change (navigating there twice does no harm).
+func clickCrumb(t *testing.T, ctx context.Context, path string) {
+	t.Helper()
+	shows := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(2 * time.Second)}
+	for attempt := 1; attempt <= 3; attempt++ {
+		clickLink(t, ctx, "#crumbs", path)
+		if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector("#tree").dataset.path === `+jsString(path), shows...)); err == nil {
+			return
+		}
+		t.Logf("the click on the crumb %q did not take (attempt %d)", path, attempt)
+	}
 }
 
 // paneFocused waits until the pane's item for path has the focus.
@@ -147,7 +178,7 @@ func TestBrowserTreePane(t *testing.T) {
 	paneShows(t, ctx, "a link to /app/a/b", "/ -", "/app -", "/app/a -", "/app/a/b *", "/app/c +", "/app/d +", "/app/secret +", "/zookeeper +")
 	clickToggle(t, ctx, "/app")
 	paneShows(t, ctx, "/app collapsed again", "/ -", "/app +", "/zookeeper +")
-	clickLink(t, ctx, "#crumbs", "/app/a")
+	clickCrumb(t, ctx, "/app/a")
 	requireShown(t, ctx, "/app/a", "a")
 	paneShows(t, ctx, "the crumb /app/a", "/ -", "/app -", "/app/a - *", "/app/a/b", "/app/c +", "/app/d +", "/app/secret +", "/zookeeper +")
 

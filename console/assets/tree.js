@@ -420,13 +420,22 @@ function drawPane() {
   const ul = document.getElementById("treepane");
   if (!ul) return;
   const had = ul.contains(document.activeElement);
-  const byPath = new Map();
-  ul.replaceChildren(paneItem("/", "/", 1, byPath));
+  let byPath = new Map();
+  const root = paneItem("/", "/", 1, byPath);
   let f = pane.focus;
   while (!byPath.has(f) && f !== "/") f = parentOf(f);
   pane.focus = f;
+  byPath.get(f).tabIndex = 0;
+  const cur = ul.firstElementChild;
+  if (cur && cur.outerHTML === root.outerHTML) {
+    // The same drawing: keep the elements on the page. A redraw between a
+    // button's press and its release (the background refreshes) would
+    // otherwise swallow the click on a toggle.
+    byPath = new Map([...ul.querySelectorAll("[role=treeitem]")].map(e => [e.dataset.path, e]));
+  } else {
+    ul.replaceChildren(root);
+  }
   const li = byPath.get(f);
-  li.tabIndex = 0;
   if (had) li.focus({ preventScroll: true });
   const sel = byPath.get(pane.selected);
   if (pane.scrollDue && sel) {
