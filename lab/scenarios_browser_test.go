@@ -1,10 +1,8 @@
 package lab
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,30 +21,7 @@ import (
 // every server runs, one leads, all follow it at its last zxid, in a
 // membership of all three. Skipped without Chromium.
 func TestBrowserScenarios(t *testing.T) {
-	var path string
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
-		if p, err := exec.LookPath(name); err == nil {
-			path = p
-			break
-		}
-	}
-	if path == "" {
-		t.Skip("browser test skipped: no Chromium found on PATH (Debian: apt-get install chromium; .ci/run installs it)")
-	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(path),
-		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox refuses to start
-		chromedp.WindowSize(1280, 1200))
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	defer cancelAlloc()
-	ctx, cancel := chromedp.NewContext(actx)
-	defer cancel()
-	ctx, cancelTimeout := context.WithTimeout(ctx, 150*time.Second)
-	defer cancelTimeout()
-
-	l, err := Start(context.Background(), Options{N: 3, Interval: 250 * time.Millisecond})
-	require.NoError(t, err)
-	t.Cleanup(l.Close)
-	require.Eventually(t, func() bool { return leaderOf(l) != 0 }, 20*time.Second, 20*time.Millisecond)
+	ctx, l := browserLab(t, 1200, 150*time.Second)
 	// On the leader's own console the leader-crash scenario refuses (the
 	// page would die with the leader) and links to a follower's, where
 	// the test plays every scenario. Its restore button finds nothing to
@@ -58,7 +33,7 @@ func TestBrowserScenarios(t *testing.T) {
 		chromedp.WaitVisible(chromedp.CSS(menu)),
 		chromedp.Click(chromedp.CSS(menu)),
 	))
-	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("scenarios").dataset.state === "failed"`,
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("scenarios").dataset.state === "failed"`,
 		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(30*time.Second)))
 	require.NoError(t, err, "the leader-crash scenario ran on the leader's page")
 	follower, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector("#scenario-panel a").href`))
