@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -144,30 +143,6 @@ func runStorm(ctx context.Context, o *options, out io.Writer) error {
 	return rep.finish()
 }
 
-// raiseOpenFiles makes room for n client connections in this process
-// (all the sessions' sockets are here) and on the servers it starts
-// (they inherit the limit; after a failover one server may hold most of
-// them): the soft RLIMIT_NOFILE, and the hard one too when it is lower
-// (that needs CAP_SYS_RESOURCE, which root in a container may lack: with
-// a hard limit of 20,000, -n can be at most about 19,700).
-func raiseOpenFiles(n int) (string, error) {
-	need := uint64(n) + stormSpareFiles
-	var lim syscall.Rlimit
-	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return "", err
-	}
-	if lim.Cur >= need {
-		return "", nil
-	}
-	old := lim
-	lim.Cur = need
-	lim.Max = max(lim.Max, need)
-	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim); err != nil {
-		return "", fmt.Errorf("%d sessions need about %d open files; the limit is %d (hard %d) and raising it failed: %w", n, need, old.Cur, old.Max, err)
-	}
-	return fmt.Sprintf("open files limit raised from %d (hard %d) to %d (hard %d)", old.Cur, old.Max, lim.Cur, lim.Max), nil
-}
-
 // stormSession is one session of the storm.
 type stormSession struct {
 	conn  *zk.Conn
@@ -278,7 +253,7 @@ func stormRound(ctx context.Context, o *options, t *target) (*stormResult, error
 	}
 	var resumed chan error
 	if stop {
-		if err := syscall.Kill(leaderPID, syscall.SIGSTOP); err != nil {
+		if err := pauseProcess(leaderPID); err != nil {
 			watch.finish()
 			rss.finish()
 			return nil, fmt.Errorf("SIGSTOP %d: %w", leaderPID, err)
@@ -286,7 +261,7 @@ func stormRound(ctx context.Context, o *options, t *target) (*stormResult, error
 		resumed = make(chan error, 1)
 		go func() {
 			time.Sleep(o.sessionTimeout + stormStopExtra)
-			resumed <- syscall.Kill(leaderPID, syscall.SIGCONT)
+			resumed <- resumeProcess(leaderPID)
 		}()
 	} else if err := t.members.kill(leader); err != nil {
 		watch.finish()
