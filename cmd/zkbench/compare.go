@@ -23,6 +23,12 @@ func execute(ctx context.Context, o *options, out io.Writer) error {
 	if o.op == opStorm || o.op == opStormStop {
 		return runStorm(ctx, o, out) // raises the open-files limit first (storm.go)
 	}
+	if o.op == opBigtree {
+		return runBigtree(ctx, o, out) // starts and restarts its own servers (bigtree.go)
+	}
+	if o.op == opConns {
+		return runConns(ctx, o, out) // raises the open-files limit first (conns.go)
+	}
 	targets, err := startTargets(ctx, o)
 	defer stopTargets(targets)
 	if err != nil {

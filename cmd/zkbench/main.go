@@ -53,7 +53,9 @@ type options struct {
 	// specs are the targets to run: -servers, or the two of -compare.
 	specs []string
 
-	watches watchFlags // -op watches (watches.go)
+	watches watchFlags   // -op watches (watches.go)
+	bigtree bigtreeFlags // -op bigtree (bigtree.go)
+	conns   connsFlags   // -op conns (conns.go)
 }
 
 // maxSize keeps a payload and its request header under ZooKeeper's
@@ -135,6 +137,8 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tls.cert, "tls-cert", "", "with -tls-ca: the PEM client certificate `file` to present")
 	fs.StringVar(&o.tls.key, "tls-key", "", "with -tls-ca: the PEM private key `file` of -tls-cert")
 	o.watches.register(fs)
+	o.bigtree.register(fs)
+	o.conns.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}

@@ -30,9 +30,11 @@ const (
 	opWatches
 	opStorm // reconnect storm after a leader kill, or a stop (storm.go)
 	opStormStop
+	opBigtree // a 10M-znode tree: memory, restart, snapshots, catch-up (bigtree.go)
+	opConns   // as many client connections as one server can hold (conns.go)
 )
 
-var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock", "watches", "storm", "storm-stop"}
+var opNames = [...]string{"get", "set", "create", "create-delete", "mix", "connect", "fill", "sessions", "watchers", "start", "lock", "watches", "storm", "storm-stop", "bigtree", "conns"}
 
 func (k opKind) String() string { return opNames[k] }
 
