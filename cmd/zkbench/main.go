@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/zkraft/zkraft/internal/buildinfo"
+	"github.com/zkraft/zkraft/internal/realzk"
 )
 
 // options holds the parsed and validated flags.
@@ -38,6 +39,7 @@ type options struct {
 	tmpfsDir       string // the placement targets' data on tmpfs
 	sessionTimeout time.Duration
 	cfg            cfgFlag // -cfg key=value lines for every built-in target (cfgflag.go)
+	zkHeap         string  // -zkheap: the ZooKeeper JVMs' -Xmx
 	json           bool
 	version        bool   // -version: print the version and exit
 	cpuProfile     string // file for a CPU profile of zkbench itself
@@ -136,6 +138,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tls.ca, "tls-ca", "", "speak TLS to the secure client port, trusting the PEM CA certificates in `file`")
 	fs.StringVar(&o.tls.cert, "tls-cert", "", "with -tls-ca: the PEM client certificate `file` to present")
 	fs.StringVar(&o.tls.key, "tls-key", "", "with -tls-ca: the PEM private key `file` of -tls-cert")
+	fs.StringVar(&o.zkHeap, "zkheap", realzk.DefaultHeap, "maximum heap (java -Xmx) of each ZooKeeper server the built-in zookeeper targets start: raise it for large trees (ZooKeeper keeps about 460 B of live heap per 100-byte znode, docs/performance.md)")
 	o.watches.register(fs)
 	o.bigtree.register(fs)
 	o.conns.register(fs)

@@ -124,7 +124,7 @@ func newLauncher(spec string, o *options) (*launcher, error) {
 		l.desc = "zkserver standalone, in memory, own process (" + bin + ")"
 		l.launch = func(dir string) (*startProcess, error) { return launchZkserver(bin, dir, o.cfg) }
 	case "zookeeper":
-		opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra()}
+		opts := o.zooKeeperOptions()
 		l.desc = "Apache ZooKeeper standalone, forceSync=" + o.forceSync.String() + ", JVM"
 		l.launch = func(dir string) (*startProcess, error) { return launchZooKeeper(dir, opts) }
 	default:

@@ -172,7 +172,7 @@ func startTarget(ctx context.Context, spec string, o *options) (*target, error) 
 	case "zkraft3":
 		return startZkraft3(ctx, bool(o.forceSync), fs, o.cfg)
 	case "zookeeper":
-		return startZooKeeper(bool(o.forceSync), fs, o.cfg)
+		return startZooKeeper(o, fs)
 	}
 	if kind, sh, pl, ok := builtinTarget(spec); ok {
 		if kind == "zkserver" {
@@ -310,8 +310,8 @@ func waitForLeader(ctx context.Context, servers []*server.Server) error {
 func freePort() (int, error) { return testports.Pick() }
 
 // startZooKeeper starts Apache ZooKeeper standalone (a JVM).
-func startZooKeeper(forceSync bool, fs string, extra cfgFlag) (*target, error) {
-	s, err := realzk.Start("", realzk.Options{ForceSync: forceSync, ExtraConfig: extra.zooKeeperExtra()})
+func startZooKeeper(o *options, fs string) (*target, error) {
+	s, err := realzk.Start("", o.zooKeeperOptions())
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
@@ -325,7 +325,7 @@ func startZooKeeper(forceSync bool, fs string, extra cfgFlag) (*target, error) {
 // names, moving the followers' data to tmpfs (placement.go).
 func startZooKeeperEnsemble(name string, sh shape, pl placement, o *options) (*target, error) {
 	fs := "forceSync=" + o.forceSync.String()
-	opts := realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra()}
+	opts := o.zooKeeperOptions()
 	if pl != placeDefault {
 		return startZooKeeperPlaced(name, sh, pl, o, opts)
 	}
@@ -335,6 +335,12 @@ func startZooKeeperEnsemble(name string, sh shape, pl placement, o *options) (*t
 	}
 	return &target{name: name, desc: "Apache ZooKeeper " + shapeDesc(sh) + ", " + fs,
 		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop, members: zkEnsembleMembers{e, opts}}, nil
+}
+
+// zooKeeperOptions are the realzk options of every ZooKeeper server a
+// built-in target starts: -forcesync, -cfg and -zkheap.
+func (o *options) zooKeeperOptions() realzk.Options {
+	return realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra(), Heap: o.zkHeap}
 }
 
 // shapeDesc describes an ensemble's shape in words.

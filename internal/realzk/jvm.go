@@ -152,7 +152,11 @@ func launch(dir, mainClass string, cfg []byte, opts Options) (*jvm, error) {
 		"zookeeper.jmx.log4j.disable": "true",
 	}
 	merge(props, opts.SystemProps)
-	args := []string{"-Xmx512m"}
+	heap := opts.Heap
+	if heap == "" {
+		heap = DefaultHeap
+	}
+	args := []string{"-Xmx" + heap}
 	for _, k := range slices.Sorted(maps.Keys(props)) {
 		args = append(args, "-D"+k+"="+props[k])
 	}

@@ -45,7 +45,14 @@ type Options struct {
 	// port (AdminAddr), with the servlet jar Jetty needs on the classpath.
 	// It is off by default: the JVM then starts faster and takes no port.
 	AdminServer bool
+	// Heap is the JVM's maximum heap (-Xmx), as java takes it ("512m",
+	// "6g"); empty means 512m, enough for the functional tests and for
+	// a few hundred thousand znodes. Scale runs raise it.
+	Heap string
 }
+
+// DefaultHeap is the -Xmx a server gets when Options.Heap is empty.
+const DefaultHeap = "512m"
 
 // Server is a running standalone ZooKeeper JVM.
 type Server struct {
