@@ -258,12 +258,14 @@ func runSessions(ctx context.Context, o *options, addrs []string, mem *procMem) 
 		return nil, err
 	}
 	before := mem.sample(ctx, true)
+	cpu := startOpenCPU(mem.pids())
 	start := time.Now()
 	conns, err := openMany(ctx, o, addrs, func(int) zk.EventCallback { return nil })
 	elapsed := time.Since(start)
 	if err != nil {
 		return nil, err
 	}
+	serverCPU, clientCPU, cpuOK := cpu.since()
 	ids := map[int64]bool{}
 	for _, s := range conns {
 		ids[s.SessionID()] = true
@@ -283,6 +285,10 @@ func runSessions(ctx context.Context, o *options, addrs []string, mem *procMem) 
 	res.addMs("open_ms", "time to establish all", elapsed)
 	res.add("sessions_per_s", "session rate", unitRate, float64(o.n)/elapsed.Seconds())
 	res.addMs("close_ms", "time to close all", closed)
+	if cpuOK {
+		res.addMs("server_cpu_per_session_ms", "server CPU per session opened", serverCPU/time.Duration(o.n))
+		res.addMs("client_cpu_per_session_ms", "zkbench CPU per session opened", clientCPU/time.Duration(o.n))
+	}
 	res.addMemory("open", "with sessions open", "session", o.n, before, open, openGC)
 	return res, nil
 }
