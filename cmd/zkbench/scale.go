@@ -260,24 +260,26 @@ func runSessions(ctx context.Context, o *options, addrs []string, mem *procMem) 
 	before := mem.sample(ctx, true)
 	cpu := startOpenCPU(mem.pids())
 	start := time.Now()
-	conns, err := openMany(ctx, o, addrs, func(int) zk.EventCallback { return nil })
+	conns, err := openSessionsWith(ctx, o, addrs)
 	elapsed := time.Since(start)
 	if err != nil {
 		return nil, err
 	}
 	serverCPU, clientCPU, cpuOK := cpu.since()
 	ids := map[int64]bool{}
-	for _, s := range conns {
-		ids[s.SessionID()] = true
+	for _, id := range conns.ids() {
+		ids[id] = true
 	}
 	if len(ids) != o.n || ids[0] {
-		closeAll(conns)
+		conns.closeAll()
 		return nil, fmt.Errorf("%d distinct session ids for %d sessions", len(ids), o.n)
 	}
 	open := mem.sample(ctx, false)
 	openGC := mem.sample(ctx, true)
 	start = time.Now()
-	closeAll(conns)
+	if err := conns.closeAll(); err != nil {
+		return nil, err
+	}
 	closed := time.Since(start)
 
 	res := &scaleResult{}
