@@ -276,11 +276,13 @@ func runSessions(ctx context.Context, o *options, addrs []string, mem *procMem) 
 	}
 	open := mem.sample(ctx, false)
 	openGC := mem.sample(ctx, true)
+	closeCPU := startOpenCPU(mem.pids())
 	start = time.Now()
 	if err := conns.closeAll(); err != nil {
 		return nil, err
 	}
 	closed := time.Since(start)
+	serverCloseCPU, _, closeCPUOK := closeCPU.since()
 
 	res := &scaleResult{}
 	res.add("sessions", "sessions established", unitCount, float64(len(ids)))
@@ -290,6 +292,9 @@ func runSessions(ctx context.Context, o *options, addrs []string, mem *procMem) 
 	if cpuOK {
 		res.addMs("server_cpu_per_session_ms", "server CPU per session opened", serverCPU/time.Duration(o.n))
 		res.addMs("client_cpu_per_session_ms", "zkbench CPU per session opened", clientCPU/time.Duration(o.n))
+	}
+	if closeCPUOK {
+		res.addMs("server_cpu_per_close_ms", "server CPU per session closed", serverCloseCPU/time.Duration(o.n))
 	}
 	res.addMemory("open", "with sessions open", "session", o.n, before, open, openGC)
 	return res, nil
