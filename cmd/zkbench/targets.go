@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/zkraft/zkraft/internal/realzk"
@@ -22,6 +23,9 @@ type target struct {
 	name  string   // the spec: a built-in name or the address list
 	desc  string   // what it is
 	addrs []string // client addresses
+	// adminAddrs are the servers' AdminServer host:port in the order of
+	// addrs; nil unless -watchadmin turned the AdminServer on.
+	adminAddrs []string
 	// pids are the server processes' ids, for memory figures; nil when
 	// the servers run in zkbench's own process or were started by others.
 	pids []int
@@ -163,8 +167,45 @@ func checkAvailable(spec string, o *options) error {
 	return nil
 }
 
-// startTarget starts a built-in target, or names an address list.
+// startTarget starts a built-in target, or names an address list; it
+// records the target's AdminServer addresses for adminAddrsOf.
 func startTarget(ctx context.Context, spec string, o *options) (*target, error) {
+	t, err := startSpec(ctx, spec, o)
+	if err == nil {
+		rememberAdmin(t)
+	}
+	return t, err
+}
+
+// adminOf maps the client address of a server zkbench started with its
+// AdminServer on to the AdminServer's address, so that an op handed only
+// the client addresses (-op watches) can find it.
+var adminOf sync.Map
+
+func rememberAdmin(t *target) {
+	for i, a := range t.adminAddrs {
+		if a != "" && i < len(t.addrs) {
+			adminOf.Store(t.addrs[i], a)
+		}
+	}
+}
+
+// adminAddrsOf returns the AdminServer address of every client address,
+// or false when one of them has none.
+func adminAddrsOf(addrs []string) ([]string, bool) {
+	out := make([]string, len(addrs))
+	for i, a := range addrs {
+		v, ok := adminOf.Load(a)
+		if !ok {
+			return nil, false
+		}
+		out[i] = v.(string)
+	}
+	return out, true
+}
+
+// startSpec is startTarget without the bookkeeping.
+func startSpec(ctx context.Context, spec string, o *options) (*target, error) {
 	fs := "forceSync=" + o.forceSync.String()
 	switch spec {
 	case "zkraft":
@@ -315,8 +356,12 @@ func startZooKeeper(o *options, fs string) (*target, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start zookeeper: %w", err)
 	}
-	return &target{name: "zookeeper", desc: "Apache ZooKeeper standalone, " + fs,
-		addrs: []string{s.Addr()}, pids: []int{s.Pid()}, stop: s.Stop}, nil
+	t := &target{name: "zookeeper", desc: "Apache ZooKeeper standalone, " + fs,
+		addrs: []string{s.Addr()}, pids: []int{s.Pid()}, stop: s.Stop}
+	if a := s.AdminAddr(); a != "" {
+		t.adminAddrs = []string{a}
+	}
+	return t, nil
 }
 
 // startZooKeeperEnsemble starts an Apache ZooKeeper ensemble of sh's
@@ -333,14 +378,20 @@ func startZooKeeperEnsemble(name string, sh shape, pl placement, o *options) (*t
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", name, err)
 	}
-	return &target{name: name, desc: "Apache ZooKeeper " + shapeDesc(sh) + ", " + fs,
-		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop, members: zkEnsembleMembers{e, opts}}, nil
+	t := &target{name: name, desc: "Apache ZooKeeper " + shapeDesc(sh) + ", " + fs,
+		addrs: e.Addrs(), pids: e.Pids(), stop: e.Stop, members: zkEnsembleMembers{e, opts}}
+	if opts.AdminServer {
+		t.adminAddrs = e.AdminAddrs()
+	}
+	return t, nil
 }
 
 // zooKeeperOptions are the realzk options of every ZooKeeper server a
-// built-in target starts: -forcesync, -cfg and -zkheap.
+// built-in target starts: -forcesync, -cfg, -zkheap and -watchadmin (the
+// AdminServer on a free loopback port).
 func (o *options) zooKeeperOptions() realzk.Options {
-	return realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra(), Heap: o.zkHeap}
+	return realzk.Options{ForceSync: bool(o.forceSync), ExtraConfig: o.cfg.zooKeeperExtra(), Heap: o.zkHeap,
+		AdminServer: o.watches.admin}
 }
 
 // shapeDesc describes an ensemble's shape in words.

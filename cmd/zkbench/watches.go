@@ -54,6 +54,7 @@ type watchFlags struct {
 	kinds   string // comma list of data, exists, child
 	workers int    // watch requests in flight while setting the watches
 	profile string // directory for zkserver heap profiles with the watches set
+	admin   bool   // AdminServer on in every server, its watch commands timed
 	kindSet []watchKindName
 }
 
@@ -82,6 +83,7 @@ func (w *watchFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&w.paths, "watchpaths", defaultWatchPaths, "with -op watches: `paths` every session watches")
 	fs.StringVar(&w.kinds, "watchkinds", watchesDefaultKindArg, "with -op watches: the watches every session sets on every path, a comma list of data (getData), exists and child (getChildren); data,child sets two per session and path")
 	fs.IntVar(&w.workers, "watchinflight", defaultWatchWorkers, "with -op watches: watch requests in flight while setting the watches")
+	fs.BoolVar(&w.admin, "watchadmin", false, "with -op watches: start the built-in targets' servers with the AdminServer on (a free loopback port) and time its watch_summary, watches and watches_by_path on every server too")
 	fs.StringVar(&w.profile, "watchprofile", "", "with -op watches: save each zkserver's heap profile (its -pprof listener) with the watches set in `dir`")
 }
 

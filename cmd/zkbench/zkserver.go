@@ -105,7 +105,7 @@ func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*ta
 	// serves makes the whole target start again on fresh ports.
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt)), extra: o.cfg}
+		z := &zkservers{bin: bin, dir: filepath.Join(dir, strconv.Itoa(attempt)), extra: o.cfg, admin: o.watches.admin}
 		err := z.start(ctx, sh, bool(o.forceSync))
 		var moved string
 		leader := -1
@@ -113,7 +113,7 @@ func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*ta
 			moved, leader, err = z.placeSlowLeader(ctx, name, dirs)
 		}
 		if err == nil {
-			t := &target{name: name, addrs: z.addrs(), pids: z.pids(), stop: func() error {
+			t := &target{name: name, addrs: z.addrs(), adminAddrs: z.adminAddrs(), pids: z.pids(), stop: func() error {
 				z.stop()
 				return errors.Join(os.RemoveAll(dir), removeIf(moved))
 			}, members: z}
@@ -226,7 +226,11 @@ type zkservers struct {
 	dir       string
 	observers int     // the last observers processes are observers
 	extra     cfgFlag // -cfg lines for every zoo.cfg
+	admin     bool    // -watchadmin: the AdminServer on a free loopback port
 	procs     []*proc
+	// admins are the procs' AdminServer addresses when admin is set; kept
+	// here because a process run again (rerun) keeps its zoo.cfg.
+	admins []string
 }
 
 // markObservers makes the last k of servers' server.N lines observers.
@@ -304,6 +308,15 @@ func (z *zkservers) start(ctx context.Context, sh shape, forceSync bool) error {
 		}
 		observer := id > n-sh.observers
 		cfg := z.extra.zoocfg(zkserverMemberConfig(port, dataDir, servers, forceSync, observer))
+		if z.admin {
+			adminPort, err := freePort()
+			if err != nil {
+				return err
+			}
+			cfg = setConfig(cfg, map[string]string{"admin.enableServer": "true",
+				"admin.serverAddress": "127.0.0.1", "admin.serverPort": strconv.Itoa(adminPort)})
+			z.admins = append(z.admins, fmt.Sprintf("127.0.0.1:%d", adminPort))
+		}
 		p, err := startProc(z.bin, pdir, cfg, true)
 		if err != nil {
 			return err
@@ -377,6 +390,11 @@ func (z *zkservers) addrs() []string {
 		a = append(a, p.addr)
 	}
 	return a
+}
+
+// adminAddrs returns the AdminServer addresses, nil unless z.admin.
+func (z *zkservers) adminAddrs() []string {
+	return z.admins
 }
 
 func (z *zkservers) pids() []int {
