@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -45,8 +46,11 @@ import (
 // reports). -watchkinds data gives one million watches in all.
 //
 // The AdminServer's watch commands (watch_summary, watches,
-// watches_by_path) are not measured: zkbench's built-in targets run with
-// admin.enableServer=false (zkserver.go's zoo.cfg and internal/realzk's).
+// watches_by_path) are timed too with -watchadmin, which starts the
+// built-in targets' servers with the AdminServer on (otherwise they run
+// with admin.enableServer=false): a GET of /commands/NAME on a fresh
+// connection per server, from the dial to the end of the body, each
+// answer decoded and its entries checked against the data watches set.
 
 // watchFlags are the flags of -op watches.
 type watchFlags struct {
@@ -292,12 +296,149 @@ func runWatchCommand(ctx context.Context, addrs []string, word string) (watchCom
 	return res, nil
 }
 
+// adminWatchCommands are the AdminServer's watch commands, in the order
+// they run, with the four-letter word each matches.
+var adminWatchCommands = []struct{ name, word string }{
+	{"watch_summary", "wchs"}, {"watches", "wchc"}, {"watches_by_path", "wchp"},
+}
+
+// adminCommand GETs the AdminServer command name from addr on a fresh
+// connection and reads the body to EOF into w; it returns the time from
+// the dial to the end of the body.
+func adminCommand(ctx context.Context, addr, name string, w io.Writer) (time.Duration, error) {
+	ctx, cancel := context.WithTimeout(ctx, watchCommandTimeout)
+	defer cancel()
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true, DisableCompression: true}}
+	defer client.CloseIdleConnections()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, "http://"+addr+"/commands/"+name, nil)
+	if err != nil {
+		return 0, err
+	}
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, fmt.Errorf("%s from %s: %w", name, addr, err)
+	}
+	defer resp.Body.Close()
+	_, err = io.Copy(w, resp.Body)
+	d := time.Since(start)
+	if err != nil {
+		return 0, fmt.Errorf("%s from %s: %w", name, addr, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, fmt.Errorf("%s from %s: %s", name, addr, resp.Status)
+	}
+	return d, nil
+}
+
+// adminWatchBody is what the three commands answer (ZooKeeper 3.8's
+// field names; zkraft's are the same); only the one of the command run
+// is filled.
+type adminWatchBody struct {
+	Conns        *int                `json:"num_connections"`
+	Paths        *int                `json:"num_paths"`
+	Total        *int                `json:"num_total_watches"`
+	BySession    map[string][]string `json:"session_id_to_watched_paths"`
+	ByPath       map[string][]int64  `json:"path_to_session_ids"`
+	CommandError string              `json:"error"`
+}
+
+// entries counts what body lists: for watch_summary its totals, for
+// the others one entry per (session, path).
+func (b *adminWatchBody) entries(name string) (watchCommand, error) {
+	var c watchCommand
+	if b.CommandError != "" {
+		return c, fmt.Errorf("%s: %s", name, b.CommandError)
+	}
+	switch name {
+	case "watch_summary":
+		if b.Conns == nil || b.Paths == nil || b.Total == nil {
+			return c, errors.New("watch_summary: num_connections, num_paths or num_total_watches missing")
+		}
+		c.wchs = wchsSummary{conns: *b.Conns, paths: *b.Paths, total: *b.Total}
+	case "watches":
+		for _, paths := range b.BySession {
+			c.entries += int64(len(paths))
+		}
+	case "watches_by_path":
+		for _, ids := range b.ByPath {
+			c.entries += int64(len(ids))
+		}
+	}
+	return c, nil
+}
+
+// runAdminWatchCommand runs the AdminServer command name on every server
+// in turn (admins are their AdminServer addresses): the slowest time, the
+// bytes and the entries of all, and watch_summary's totals summed.
+func runAdminWatchCommand(ctx context.Context, admins []string, name string) (watchCommand, error) {
+	var res watchCommand
+	for _, a := range admins {
+		var buf bytes.Buffer
+		d, err := adminCommand(ctx, a, name, &buf)
+		if err != nil {
+			return res, err
+		}
+		res.slowest = max(res.slowest, d)
+		res.bytes += int64(buf.Len())
+		var body adminWatchBody
+		if err := json.Unmarshal(buf.Bytes(), &body); err != nil {
+			return res, fmt.Errorf("%s from %s: %w", name, a, err)
+		}
+		c, err := body.entries(name)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", a, err)
+		}
+		res.entries += c.entries
+		res.wchs.conns += c.wchs.conns
+		res.wchs.total += c.wchs.total
+		res.wchs.paths = max(res.wchs.paths, c.wchs.paths)
+	}
+	return res, nil
+}
+
+// checkAdminWatches returns a note for every AdminServer figure that
+// disagrees with the watches set: watch_summary's total, and the entries
+// of watches and watches_by_path, which list data watches as wchc and
+// wchp do.
+func checkAdminWatches(cmds map[string]watchCommand, admin bool, wantData int) []string {
+	if !admin {
+		return nil
+	}
+	var notes []string
+	if got := cmds["watch_summary"].wchs.total; got != wantData {
+		notes = append(notes, fmt.Sprintf("watch_summary: num_total_watches %d on all servers, want %d", got, wantData))
+	}
+	for _, name := range []string{"watches", "watches_by_path"} {
+		if got := cmds[name].entries; got != int64(wantData) {
+			notes = append(notes, fmt.Sprintf("%s: %d (session, path) entries on all servers, want %d", name, got, wantData))
+		}
+	}
+	return notes
+}
+
+// addAdminWatchFigures adds the AdminServer commands' times and sizes.
+func addAdminWatchFigures(res *scaleResult, cmds map[string]watchCommand) {
+	for _, c := range adminWatchCommands {
+		r := cmds[c.name]
+		res.addMs("admin_"+c.name+"_ms", c.name+" time (slowest)", r.slowest)
+		res.addBytes("admin_"+c.name+"_bytes", c.name+" bytes", r.bytes, true)
+	}
+}
+
 // runWatches is -op watches on one target.
 func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (res *scaleResult, err error) {
 	wf := &o.watches
 	if wf.kindSet == nil {
 		if err := wf.validate(); err != nil {
 			return nil, err
+		}
+	}
+	var admins []string
+	if wf.admin {
+		var ok bool
+		if admins, ok = adminAddrsOf(addrs); !ok {
+			return nil, errors.New("-watchadmin: the target has no AdminServer zkbench knows of (it needs a built-in zkserver or zookeeper target)")
 		}
 	}
 	if err := ensureOpenFiles(o.n+1, mem.inProcess); err != nil {
@@ -408,6 +549,16 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 		}
 		cmds[word] = c
 	}
+	for _, c := range adminWatchCommands {
+		if admins == nil {
+			break
+		}
+		r, err := runAdminWatchCommand(ctx, admins, c.name)
+		if err != nil {
+			return nil, err
+		}
+		cmds[c.name] = r
+	}
 	wantData := 0
 	if dataWatches(wf.kindSet) {
 		wantData = n * p
@@ -415,6 +566,7 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 	if got := cmds["wchs"].wchs.total; got != wantData {
 		res.Notes = append(res.Notes, fmt.Sprintf("wchs: Total watches %d on all servers, want %d data watches", got, wantData))
 	}
+	res.Notes = append(res.Notes, checkAdminWatches(cmds, admins != nil, wantData)...)
 
 	res.add("watches", "watches set", unitCount, float64(watches))
 	res.addBytes("heap_per_watch_bytes", "live heap per watch", perWatch(withSessions.heap, watchingGC.heap, watches), withSessions.heapOK && watchingGC.heapOK)
@@ -443,6 +595,9 @@ func runWatches(ctx context.Context, o *options, addrs []string, mem *procMem) (
 		if word != "wchs" {
 			res.add(word+"_entries", word+" entries", unitCount, float64(c.entries))
 		}
+	}
+	if admins != nil {
+		addAdminWatchFigures(res, cmds)
 	}
 	for _, s := range []memSample{before, withSessions, watching, watchingGC} {
 		if s.err != nil {

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -157,5 +159,61 @@ func TestWatchesFourLetter(t *testing.T) {
 	var b bytes.Buffer
 	if _, err := fourLetter(t.Context(), addrs[0], "wchc", &b); err != nil || b.String() != answers["wchc"] {
 		t.Errorf("fourLetter = %q, %v", b.String(), err)
+	}
+}
+
+// TestWatchesAdminCommands GETs the AdminServer's watch commands from two
+// fake AdminServers, counts their entries and sums watch_summary.
+func TestWatchesAdminCommands(t *testing.T) {
+	answers := map[string]string{
+		"/commands/watch_summary":   `{"num_connections" : 2, "num_paths" : 2, "num_total_watches" : 3, "command" : "watch_summary", "error" : null}`,
+		"/commands/watches":         `{"session_id_to_watched_paths" : {"1" : [ "/a", "/b" ], "2" : [ "/a" ]}, "error" : null}`,
+		"/commands/watches_by_path": `{"path_to_session_ids" : {"/a" : [ 1, 2 ], "/b" : [ 1 ]}, "error" : null}`,
+		"/commands/broken":          `{"error" : "Command not found"}`,
+	}
+	var admins []string
+	for range 2 {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			a, ok := answers[r.URL.Path]
+			if !ok {
+				http.NotFound(w, r)
+				return
+			}
+			io.WriteString(w, a)
+		}))
+		defer srv.Close()
+		admins = append(admins, strings.TrimPrefix(srv.URL, "http://"))
+	}
+	cmds := map[string]watchCommand{}
+	for _, c := range adminWatchCommands {
+		res, err := runAdminWatchCommand(t.Context(), admins, c.name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.bytes != int64(2*len(answers["/commands/"+c.name])) {
+			t.Errorf("%s: %d bytes", c.name, res.bytes)
+		}
+		cmds[c.name] = res
+	}
+	if s := cmds["watch_summary"].wchs; s != (wchsSummary{conns: 4, paths: 2, total: 6}) {
+		t.Errorf("watch_summary over two servers: %+v", s)
+	}
+	if cmds["watches"].entries != 6 || cmds["watches_by_path"].entries != 6 {
+		t.Errorf("entries: watches %d, watches_by_path %d, want 6 each", cmds["watches"].entries, cmds["watches_by_path"].entries)
+	}
+	if notes := checkAdminWatches(cmds, true, 6); len(notes) != 0 {
+		t.Errorf("checkAdminWatches(want 6) = %q", notes)
+	}
+	if notes := checkAdminWatches(cmds, true, 12); len(notes) != 3 {
+		t.Errorf("checkAdminWatches(want 12) = %q, want three notes", notes)
+	}
+	if _, err := runAdminWatchCommand(t.Context(), admins, "broken"); err == nil {
+		t.Error("a command answering an error was accepted")
+	}
+	if _, err := runAdminWatchCommand(t.Context(), admins, "missing"); err == nil {
+		t.Error("a 404 was accepted")
+	}
+	if _, ok := adminAddrsOf([]string{"127.0.0.1:1"}); ok {
+		t.Error("adminAddrsOf found an AdminServer for an address zkbench did not start")
 	}
 }
