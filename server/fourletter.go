@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,26 +185,43 @@ func (s *Server) writeWchs(w io.Writer) {
 	fmt.Fprintf(w, "%d connections watching %d paths\nTotal watches:%d\n", conns, paths, total)
 }
 
+// writeWchc and writeWchp build their dumps with appends into a buffer of
+// the right size (at most, for wchp) rather than a formatted print per
+// line: a million lines each at a million watches, and the garbage of a
+// growing buffer would cost garbage collections over the watches.
 func (s *Server) writeWchc(w io.Writer) {
 	bySession := s.watches.bySession()
-	for _, id := range slices.Sorted(maps.Keys(bySession)) {
-		fmt.Fprintf(w, "0x%x\n", id)
-		for _, p := range bySession[id] {
-			fmt.Fprintf(w, "\t%s\n", p)
+	size := 1
+	for _, paths := range bySession {
+		size += len("0x\n") + 16
+		for _, p := range paths {
+			size += len(p) + 2
 		}
 	}
-	io.WriteString(w, "\n")
+	b := make([]byte, 0, size)
+	for _, id := range slices.Sorted(maps.Keys(bySession)) {
+		b = append(strconv.AppendInt(append(b, "0x"...), id, 16), '\n')
+		for _, p := range bySession[id] {
+			b = append(append(append(b, '\t'), p...), '\n')
+		}
+	}
+	w.Write(append(b, '\n'))
 }
 
 func (s *Server) writeWchp(w io.Writer) {
 	byPath := s.watches.byPath()
+	size := 1
+	for p, ids := range byPath {
+		size += len(p) + 1 + len(ids)*len("\t0x\n0123456789abcdef")
+	}
+	b := make([]byte, 0, size)
 	for _, p := range slices.Sorted(maps.Keys(byPath)) {
-		fmt.Fprintf(w, "%s\n", p)
+		b = append(append(b, p...), '\n')
 		for _, id := range byPath[p] {
-			fmt.Fprintf(w, "\t0x%x\n", id)
+			b = append(strconv.AppendInt(append(b, "\t0x"...), id, 16), '\n')
 		}
 	}
-	io.WriteString(w, "\n")
+	w.Write(append(b, '\n'))
 }
 
 // javaDate formats t as java.util.Date.toString does, as ZooKeeper's dumps print times.

@@ -1,8 +1,6 @@
 package server
 
 import (
-	"slices"
-	"sort"
 	"sync"
 
 	"github.com/zkraft/zkraft/datatree"
@@ -19,44 +17,66 @@ const (
 	watchChild
 )
 
-// Mode bits of one connection's watch on one path in one table.
+// Mode bits of one connection's watches on one path. The data table's
+// bits are the low three; the child table's are the same bits shifted by
+// childShift, so that one map entry holds a connection's watches of both
+// kinds on a path (ZooKeeper keeps two tables; one entry instead of two
+// is most of the saving for a data and a child watch on every path).
 const (
 	modeStandard  uint8 = 1 // one-shot, removed when it fires
 	modePersist   uint8 = 2 // addWatch PERSISTENT (in both tables)
 	modeRecursive uint8 = 4 // addWatch PERSISTENT_RECURSIVE (data table only)
+
+	childShift = 3
+	dataBits   = modeStandard | modePersist | modeRecursive
+	childBits  = (modeStandard | modePersist) << childShift
+	allBits    = dataBits | childBits
 )
+
+// bitsOf returns mode's bits in the table of k.
+func bitsOf(k watchKind, mode uint8) uint8 {
+	if k == watchChild {
+		return mode << childShift
+	}
+	return mode
+}
+
+// watchedPath is one watched path: the connections watching it and their
+// mode bits. Its path string is the one copy the manager keeps (the key
+// of watchManager.paths), and connections index it by pointer, so a
+// watch costs a map[*conn]uint8 entry here and a pointer-keyed entry in
+// its connection's list (connWatches), not a copy of the path per
+// connection.
+type watchedPath struct {
+	path  string
+	conns map[*conn]uint8
+}
 
 // watchManager holds every connection's watches, indexed by path and by
 // connection as ZooKeeper's WatchManager is, so a closing connection drops
 // its watches cheaply. Watches belong to connections, not sessions.
 type watchManager struct {
 	mu        sync.Mutex
-	data      map[string]map[*conn]uint8
-	child     map[string]map[*conn]uint8
-	byConn    map[*conn]map[string]struct{}
+	paths     map[string]*watchedPath
+	byConn    map[*conn]*connWatches
 	recursive int // number of recursive watches; zero skips the ancestor walk
+	// dataWatches and childWatches count the (connection, path) pairs
+	// with bits in each table: mntr's watch_count without a walk.
+	dataWatches, childWatches int
 }
 
 func newWatchManager() *watchManager {
 	return &watchManager{
-		data:   make(map[string]map[*conn]uint8),
-		child:  make(map[string]map[*conn]uint8),
-		byConn: make(map[*conn]map[string]struct{}),
+		paths:  make(map[string]*watchedPath),
+		byConn: make(map[*conn]*connWatches),
 	}
-}
-
-func (m *watchManager) table(k watchKind) map[string]map[*conn]uint8 {
-	if k == watchChild {
-		return m.child
-	}
-	return m.data
 }
 
 // add registers a one-shot watch.
 func (m *watchManager) add(c *conn, path string, k watchKind) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.set(m.table(k), c, path, modeStandard)
+	m.set(c, path, bitsOf(k, modeStandard))
 }
 
 // addPersistent registers a persistent or persistent-recursive watch.
@@ -64,45 +84,75 @@ func (m *watchManager) addPersistent(c *conn, path string, recursive bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if recursive {
-		if m.data[path][c]&modeRecursive == 0 {
-			m.recursive++
-		}
-		m.set(m.data, c, path, modeRecursive)
+		m.set(c, path, modeRecursive)
 		return
 	}
-	m.set(m.data, c, path, modePersist)
-	m.set(m.child, c, path, modePersist)
+	m.set(c, path, modePersist|modePersist<<childShift)
 }
 
-func (m *watchManager) set(t map[string]map[*conn]uint8, c *conn, path string, bit uint8) {
-	w := t[path]
-	if w == nil {
-		w = make(map[*conn]uint8)
-		t[path] = w
+// set adds bits to c's watches on path.
+func (m *watchManager) set(c *conn, path string, bits uint8) {
+	wp := m.paths[path]
+	if wp == nil {
+		wp = &watchedPath{path: path, conns: make(map[*conn]uint8)}
+		m.paths[path] = wp
 	}
-	w[c] |= bit
-	paths := m.byConn[c]
-	if paths == nil {
-		paths = make(map[string]struct{})
-		m.byConn[c] = paths
+	old := wp.conns[c]
+	if old|bits == old {
+		return
 	}
-	paths[path] = struct{}{}
+	wp.conns[c] = old | bits
+	m.counted(old, old|bits)
+	if old != 0 {
+		return
+	}
+	cw := m.byConn[c]
+	if cw == nil {
+		cw = &connWatches{}
+		m.byConn[c] = cw
+	}
+	cw.add(c, wp)
 }
 
-// clear removes bits from c's watch on path; it reports whether any were set.
-func (m *watchManager) clear(t map[string]map[*conn]uint8, c *conn, path string, bits uint8) bool {
-	w := t[path]
-	had := w[c] & bits
-	if had == 0 {
+// counted updates the counters for one connection's bits on one path
+// going from old to now.
+func (m *watchManager) counted(old, now uint8) {
+	m.dataWatches += b2i(now&dataBits != 0) - b2i(old&dataBits != 0)
+	m.childWatches += b2i(now&childBits != 0) - b2i(old&childBits != 0)
+	m.recursive += b2i(now&modeRecursive != 0) - b2i(old&modeRecursive != 0)
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// clear removes bits from c's watches on wp; it reports whether any were
+// set. A connection left with no bits leaves the path's table and its own
+// set, and a path left with no connections leaves the manager.
+func (m *watchManager) clear(wp *watchedPath, c *conn, bits uint8) bool {
+	if wp == nil {
 		return false
 	}
-	if had&modeRecursive != 0 {
-		m.recursive--
+	old := wp.conns[c]
+	if old&bits == 0 {
+		return false
 	}
-	if w[c] &^= bits; w[c] == 0 {
-		delete(w, c)
-		if len(w) == 0 {
-			delete(t, path)
+	now := old &^ bits
+	m.counted(old, now)
+	if now != 0 {
+		wp.conns[c] = now
+		return true
+	}
+	delete(wp.conns, c)
+	if len(wp.conns) == 0 && m.paths[wp.path] == wp {
+		delete(m.paths, wp.path)
+	}
+	if cw := m.byConn[c]; cw != nil {
+		if cw.live--; cw.live == 0 {
+			delete(m.byConn, c)
 		}
 	}
 	return true
@@ -118,14 +168,14 @@ func (m *watchManager) trigger(ev datatree.Event) (fired int) {
 	targets := make(map[*conn]struct{})
 	switch ev.Type {
 	case wire.EventNodeCreated, wire.EventNodeDataChanged:
-		m.fire(m.data, ev.Path, targets)
+		m.fire(ev.Path, watchData, targets)
 		m.fireRecursive(ev.Path, targets)
 	case wire.EventNodeDeleted:
-		m.fire(m.data, ev.Path, targets)
-		m.fire(m.child, ev.Path, targets)
+		m.fire(ev.Path, watchData, targets)
+		m.fire(ev.Path, watchChild, targets)
 		m.fireRecursive(ev.Path, targets)
 	case wire.EventNodeChildrenChanged:
-		m.fire(m.child, ev.Path, targets)
+		m.fire(ev.Path, watchChild, targets)
 	}
 	m.mu.Unlock()
 	for c := range targets {
@@ -140,13 +190,20 @@ func (m *watchManager) trigger(ev datatree.Event) (fired int) {
 // sends -1 (3.9 started sending the triggering transaction's zxid).
 const notificationZxid = -1
 
-func (m *watchManager) fire(t map[string]map[*conn]uint8, path string, targets map[*conn]struct{}) {
-	for c, bits := range t[path] {
-		if bits&(modeStandard|modePersist) == 0 {
+// fire collects the standard and persistent watches of table k on path
+// and drops the standard ones.
+func (m *watchManager) fire(path string, k watchKind, targets map[*conn]struct{}) {
+	wp := m.paths[path]
+	if wp == nil {
+		return
+	}
+	firing, oneShot := bitsOf(k, modeStandard|modePersist), bitsOf(k, modeStandard)
+	for c, bits := range wp.conns {
+		if bits&firing == 0 {
 			continue
 		}
 		targets[c] = struct{}{}
-		m.clear(t, c, path, modeStandard)
+		m.clear(wp, c, oneShot)
 	}
 }
 
@@ -156,9 +213,11 @@ func (m *watchManager) fireRecursive(path string, targets map[*conn]struct{}) {
 		return
 	}
 	for p := path; ; p = parentPath(p) {
-		for c, bits := range m.data[p] {
-			if bits&modeRecursive != 0 {
-				targets[c] = struct{}{}
+		if wp := m.paths[p]; wp != nil {
+			for c, bits := range wp.conns {
+				if bits&modeRecursive != 0 {
+					targets[c] = struct{}{}
+				}
 			}
 		}
 		if p == "/" {
@@ -180,11 +239,22 @@ func parentPath(p string) string {
 func (m *watchManager) removeConn(c *conn) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	for path := range m.byConn[c] {
-		m.clear(m.data, c, path, 0xff)
-		m.clear(m.child, c, path, 0xff)
+	if cw := m.byConn[c]; cw != nil {
+		for _, wp := range cw.paths {
+			m.clear(wp, c, allBits)
+		}
 	}
 	delete(m.byConn, c)
+}
+
+// removeBits are the bits removeWatches (and checkWatches) match for each
+// WatcherType.
+var removeBits = map[int32]uint8{
+	wire.WatcherChildren:            modeStandard << childShift,
+	wire.WatcherData:                modeStandard,
+	wire.WatcherPersistent:          modePersist | modePersist<<childShift,
+	wire.WatcherPersistentRecursive: modeRecursive,
+	wire.WatcherAny:                 allBits,
 }
 
 // remove implements removeWatches (and checkWatches when dryRun is true)
@@ -192,96 +262,17 @@ func (m *watchManager) removeConn(c *conn) {
 func (m *watchManager) remove(c *conn, path string, typ int32, dryRun bool) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	type target struct {
-		t    map[string]map[*conn]uint8
-		bits uint8
+	bits := removeBits[typ]
+	wp := m.paths[path]
+	if dryRun || wp == nil {
+		return wp != nil && wp.conns[c]&bits != 0
 	}
-	var targets []target
-	switch typ {
-	case wire.WatcherChildren:
-		targets = []target{{m.child, modeStandard}}
-	case wire.WatcherData:
-		targets = []target{{m.data, modeStandard}}
-	case wire.WatcherPersistent:
-		targets = []target{{m.child, modePersist}, {m.data, modePersist}}
-	case wire.WatcherPersistentRecursive:
-		targets = []target{{m.data, modeRecursive}}
-	case wire.WatcherAny:
-		targets = []target{{m.child, 0xff}, {m.data, 0xff}}
-	}
-	found := false
-	for _, tg := range targets {
-		if dryRun {
-			found = found || tg.t[path][c]&tg.bits != 0
-		} else if m.clear(tg.t, c, path, tg.bits) {
-			found = true
-		}
-	}
-	return found
+	return m.clear(wp, c, bits)
 }
 
 // count returns the number of watches in both tables (mntr zk_watch_count).
 func (m *watchManager) count() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	total := 0
-	for _, t := range []map[string]map[*conn]uint8{m.data, m.child} {
-		for _, w := range t {
-			total += len(w)
-		}
-	}
-	return total
-}
-
-// The dumps below (wchs, wchc, wchp) cover the data-watch table only, as
-// ZooKeeper 3.8's do: child watches are counted by mntr but not listed.
-
-// summary returns what wchs prints: connections, paths and data watches.
-func (m *watchManager) summary() (conns, paths, total int) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	seen := make(map[*conn]struct{})
-	for _, w := range m.data {
-		for c := range w {
-			seen[c] = struct{}{}
-		}
-		total += len(w)
-	}
-	return len(seen), len(m.data), total
-}
-
-// byPath maps each data-watched path to the sessions watching it.
-func (m *watchManager) byPath() map[string][]int64 {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[string][]int64, len(m.data))
-	for p, w := range m.data {
-		ids := make([]int64, 0, len(w))
-		for c := range w {
-			ids = append(ids, c.sessionID())
-		}
-		// Two connections of one session (an old one not yet closed)
-		// give it once. Sorting makes that linear in the watchers, where
-		// a scan per watcher was quadratic: 2.3 s for wchp with 10,000
-		// watchers on each of 100 paths.
-		slices.Sort(ids)
-		out[p] = slices.Compact(ids)
-	}
-	return out
-}
-
-// bySession maps each session to the paths its connection data-watches.
-func (m *watchManager) bySession() map[int64][]string {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	out := make(map[int64][]string)
-	for p, w := range m.data {
-		for c := range w {
-			out[c.sessionID()] = append(out[c.sessionID()], p)
-		}
-	}
-	for _, paths := range out {
-		sort.Strings(paths)
-	}
-	return out
+	return m.dataWatches + m.childWatches
 }
