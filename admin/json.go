@@ -77,9 +77,11 @@ func writeValue(b *bytes.Buffer, v any, level int) {
 	case []Object:
 		writeArray(b, len(x), func(i int) any { return x[i] }, level)
 	case []string:
-		writeArray(b, len(x), func(i int) any { return x[i] }, level)
+		// Strings and integers are written without boxing each element
+		// in an interface: the watches commands write a million of them.
+		writeFlatArray(b, len(x), func(i int) { writeString(b, x[i]) })
 	case []int64:
-		writeArray(b, len(x), func(i int) any { return x[i] }, level)
+		writeFlatArray(b, len(x), func(i int) { b.Write(strconv.AppendInt(b.AvailableBuffer(), x[i], 10)) })
 	case []int:
 		writeArray(b, len(x), func(i int) any { return x[i] }, level)
 	default:
@@ -123,6 +125,23 @@ func writeArray(b *bytes.Buffer, n int, elem func(int) any, level int) {
 	b.WriteString(" ]")
 }
 
+// writeFlatArray is writeArray for elements that are not objects, each
+// written by elem.
+func writeFlatArray(b *bytes.Buffer, n int, elem func(i int)) {
+	if n == 0 {
+		b.WriteString("[ ]")
+		return
+	}
+	b.WriteString("[ ")
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		elem(i)
+	}
+	b.WriteString(" ]")
+}
+
 func newline(b *bytes.Buffer, level int) {
 	b.WriteByte('\n')
 	b.WriteString(strings.Repeat("  ", level))
@@ -132,6 +151,11 @@ func newline(b *bytes.Buffer, level int) {
 // and control characters; everything else as UTF-8.
 func writeString(b *bytes.Buffer, s string) {
 	b.WriteByte('"')
+	if !needsEscape(s) {
+		b.WriteString(s)
+		b.WriteByte('"')
+		return
+	}
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
@@ -155,6 +179,16 @@ func writeString(b *bytes.Buffer, s string) {
 		}
 	}
 	b.WriteByte('"')
+}
+
+// needsEscape reports whether writeString must escape a byte of s.
+func needsEscape(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+			return true
+		}
+	}
+	return false
 }
 
 // writeDouble writes f as Java's Double.toString: plain with at least
