@@ -43,7 +43,10 @@ func runWatchesByPath(r *request) Object {
 	w := r.view.WatchesByPath()
 	o := Object{}
 	for _, p := range slices.Sorted(maps.Keys(w)) {
-		ids := slices.Sorted(slices.Values(w[p]))
+		ids := w[p]
+		if !slices.IsSorted(ids) { // the server's are; copy only others
+			ids = slices.Sorted(slices.Values(ids))
+		}
 		o = append(o, Field{p, ids})
 	}
 	return Object{{"path_to_session_ids", o}}
