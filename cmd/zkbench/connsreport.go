@@ -150,6 +150,7 @@ func (p *connsReporter) finish() error {
 		}{"conns", p.o.n, p.notes, p.results})
 	}
 	printConnsTable(p.out, p.o.specs, p.results)
+	printConnsGoals(p.out, p.o.specs, p.results)
 	return nil
 }
 
@@ -269,4 +270,42 @@ func maxWanted(results []*connsResult) int {
 		n = max(n, r.Wanted)
 	}
 	return n
+}
+
+// printConnsGoals checks issue 30's goals on A (zkraft) against B
+// (ZooKeeper): every connection served on both, A's server RSS per
+// connection and time to the last event at most half B's, and A's probe
+// p99 idle and during the fan-out at most twice its p99 without the
+// connections. Medians over the rounds, as in the table.
+func printConnsGoals(w io.Writer, specs []string, results []*connsResult) {
+	if len(specs) < 2 {
+		return
+	}
+	med := func(label string, get func(*connsResult) float64) float64 {
+		var xs []float64
+		for _, r := range results {
+			if r.Target == label {
+				xs = append(xs, get(r))
+			}
+		}
+		return median(xs)
+	}
+	verdict := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	served := func(r *connsResult) float64 { return float64(r.Wanted - r.Served + r.missing() + r.Lost) }
+	fmt.Fprintf(w, "\ngoals (%s against %s):\n", specs[0], specs[1])
+	fmt.Fprintf(w, "  all connections served and notified: %s on %s, %s on %s\n",
+		verdict(med("A", served) == 0), specs[0], verdict(med("B", served) == 0), specs[1])
+	rss := ratioOr0(med("A", func(r *connsResult) float64 { return r.RSSPerConn }), med("B", func(r *connsResult) float64 { return r.RSSPerConn }))
+	fmt.Fprintf(w, "  server RSS per connection <= 0.5x: %.2fx, %s\n", rss, verdict(rss > 0 && rss <= 0.5))
+	last := ratioOr0(med("A", (*connsResult).lastMedian), med("B", (*connsResult).lastMedian))
+	fmt.Fprintf(w, "  time to the last event <= 0.5x: %.2fx, %s\n", last, verdict(last > 0 && last <= 0.5))
+	for _, row := range connsRows[len(connsRows)-4:] {
+		v := med("A", row.get)
+		fmt.Fprintf(w, "  %s's %s <= 2: %.2f, %s\n", specs[0], row.name, v, verdict(v > 0 && v <= 2))
+	}
 }
