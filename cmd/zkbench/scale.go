@@ -33,7 +33,7 @@ import (
 // target only the times are reported.
 
 func (k opKind) scale() bool {
-	return k == opFill || k == opSessions || k == opWatchers || k == opWatches || k == opStorm || k == opStormStop || k == opConns
+	return k == opFill || k == opSessions || k == opWatchers || k == opWatches || k == opStorm || k == opStormStop || k == opConns || k == opBigtree
 }
 
 // Defaults of the scale ops, applied when the flag is not given.
@@ -53,7 +53,7 @@ func (o *options) scaleDefaults(fs *flag.FlagSet) error {
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 	if !o.op.scale() {
 		if set["n"] {
-			return fmt.Errorf("-n applies to -op fill, sessions, watchers, watches, storm, storm-stop and conns, not %s", o.op)
+			return fmt.Errorf("-n applies to -op fill, sessions, watchers, watches, storm, storm-stop, conns and bigtree, not %s", o.op)
 		}
 		return nil
 	}
