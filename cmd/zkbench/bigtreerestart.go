@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+)
+
+const restartPoll = 100 * time.Millisecond
+
+// restart kills every server (SIGKILL, as a power cut would: neither
+// server gets to snapshot on the way down), starts them all again and
+// times until each one serves: srvr says leader or follower and a fresh
+// session on it alone reads the tree's last znode. Then it reads the
+// RSS of the restarted processes.
+func (b *bigtree) restart(ctx context.Context) error {
+	addrs := b.t.addrs
+	for i := range addrs {
+		if err := b.t.members.kill(i); err != nil {
+			return fmt.Errorf("kill %s: %w", addrs[i], err)
+		}
+	}
+	start := time.Now()
+	for i := range addrs {
+		if err := b.t.members.restart(i); err != nil {
+			return fmt.Errorf("restart %s: %w", addrs[i], err)
+		}
+	}
+	ready := make([]time.Duration, len(addrs))
+	ok, err := pollUntil(ctx, b.o.bigtree.catchWait, restartPoll, func() bool {
+		all := true
+		for i, a := range addrs {
+			if ready[i] != 0 {
+				continue
+			}
+			if serves(ctx, a, b.o) {
+				ready[i] = time.Since(start)
+			} else {
+				all = false
+			}
+		}
+		return all
+	})
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("not every server served within %v of the restart (ready after %v)", b.o.bigtree.catchWait, ready)
+	}
+	first, last := slices.Min(ready), slices.Max(ready)
+	b.res.addMs("restart_first_ms", "restart: first server serving", first)
+	b.res.addMs("restart_all_ms", "restart: every server serving", last)
+	b.progress("restart: first server serving after %v, all after %v", first.Round(time.Millisecond), last.Round(time.Millisecond))
+	mem := findMemory(addrs)
+	s := mem.sample(ctx, false)
+	b.res.addBytes("rss_restarted_bytes", "RSS after restart", s.rss, s.rssOK)
+	return nil
+}
+
+// serves reports whether the server at addr leads or follows and reads
+// the tree.
+func serves(ctx context.Context, addr string, o *options) bool {
+	mode, _, err := srvrZxid(addr)
+	if err != nil || (mode != "leader" && mode != "follower") {
+		return false
+	}
+	return readTree(ctx, addr, o) == nil
+}
