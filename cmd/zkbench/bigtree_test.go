@@ -29,12 +29,12 @@ func TestBigtreeNodeSpreadsOverParents(t *testing.T) {
 
 func TestStatsOfSplitsBySnapshotSpans(t *testing.T) {
 	ms := int64(time.Millisecond)
-	spans := []span{{from: 100 * ms, to: 200 * ms}}
+	spans := []span{{from: 101 * ms, to: 200 * ms}}
 	var writes []opSpan
 	for i := int64(0); i < 100; i++ { // 1 ms writes from 0 to 99 ms
 		writes = append(writes, opSpan{i * ms, i*ms + ms})
 	}
-	writes = append(writes, opSpan{150 * ms, 190 * ms}, opSpan{90 * ms, 101 * ms})
+	writes = append(writes, opSpan{150 * ms, 190 * ms}, opSpan{90 * ms, 102 * ms})
 	without := statsOf(writes, func(s opSpan) bool { return !s.overlaps(spans) })
 	during := statsOf(writes, func(s opSpan) bool { return s.overlaps(spans) })
 	if without.n != 100 || without.max != time.Millisecond {
