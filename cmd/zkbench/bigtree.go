@@ -17,7 +17,7 @@ import (
 // starts the ensemble itself and runs these phases in order:
 //
 //	fill      -n znodes of -size bytes, spread over -bigtree-parents
-//	          parents under /bigtree (1,000 parents of 10,000 children at
+//	          parents under /bigtree, created -bigtree-batch to a multi (1,000 parents of 10,000 children at
 //	          10M, the shape large users have, rather than one parent of
 //	          ten million children); always runs, the others need the tree
 //	memory    the RSS and live heap of the three processes summed, before
@@ -57,6 +57,7 @@ type bigtreeFlags struct {
 	phaseList string
 	phases    map[string]bool
 	parents   int
+	batch     int // creates per multi in the fill
 	writers   int
 	window    time.Duration // the writers' window before a snapshot or catch-up
 	snapWait  time.Duration // the longest the writers wait for every server's snapshot
@@ -67,6 +68,7 @@ func (b *bigtreeFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&b.phaseList, "bigtree-phases", strings.Join(bigtreePhases, ","),
 		"-op bigtree: the phases to run, a comma list of "+strings.Join(bigtreePhases, ", ")+" (fill always runs)")
 	fs.IntVar(&b.parents, "bigtree-parents", 1000, "-op bigtree: parents the -n znodes are spread over")
+	fs.IntVar(&b.batch, "bigtree-batch", 100, "-op bigtree: creates per multi request in the fill (1: plain creates)")
 	fs.IntVar(&b.writers, "bigtree-writers", 16, "-op bigtree: writer sessions of the snapshot phase")
 	fs.DurationVar(&b.window, "bigtree-window", 10*time.Second,
 		"-op bigtree: writes measured before the catch-up, and at least this long in the snapshot phase")
@@ -97,8 +99,8 @@ func (b *bigtreeFlags) validate(o *options) error {
 		return err
 	}
 	b.phases = phases
-	if b.parents < 1 || b.writers < 1 {
-		return fmt.Errorf("-bigtree-parents %d and -bigtree-writers %d must be positive", b.parents, b.writers)
+	if b.parents < 1 || b.writers < 1 || b.batch < 1 {
+		return fmt.Errorf("-bigtree-parents %d, -bigtree-batch %d and -bigtree-writers %d must be positive", b.parents, b.batch, b.writers)
 	}
 	if o.n < b.parents {
 		return fmt.Errorf("-n %d is below -bigtree-parents %d", o.n, b.parents)
@@ -120,8 +122,8 @@ func runBigtree(ctx context.Context, o *options, out io.Writer) error {
 	}
 	rep := newScaleReporter(out, o, nil, nil)
 	if !o.json {
-		fmt.Fprintf(out, "op=bigtree n=%d parents=%d size=%d phases=%s sessions=%d inflight=%d writers=%d window=%v rounds=%d\n",
-			o.n, o.bigtree.parents, o.size, phaseNames(o.bigtree.phases), o.sessions, o.inflight, o.bigtree.writers, o.bigtree.window, o.rounds)
+		fmt.Fprintf(out, "op=bigtree n=%d parents=%d batch=%d size=%d phases=%s sessions=%d inflight=%d writers=%d window=%v rounds=%d\n",
+			o.n, o.bigtree.parents, o.bigtree.batch, o.size, phaseNames(o.bigtree.phases), o.sessions, o.inflight, o.bigtree.writers, o.bigtree.window, o.rounds)
 	}
 	for round := 1; round <= o.rounds; round++ {
 		for i, spec := range o.specs {
