@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"fmt"
 	"net"
@@ -28,6 +29,10 @@ import (
 // connsWatchXid is the xid of every exists request of a connection; the
 // reader tells its replies from pings (-2) and notifications (-1) by it.
 const connsWatchXid = 1
+
+// connsReadBuffer holds a few notifications or ping replies (about 40 and
+// 16 bytes).
+const connsReadBuffer = 256
 
 // connsConn is one held connection.
 type connsConn struct {
@@ -167,10 +172,14 @@ func (s *rawSession) rearm(req []byte) error {
 
 // read is a connection's reader: it runs until the connection fails or
 // is closed.
+// Its small buffer takes a frame's length and body in one read (a bare
+// ReadFrame makes two system calls a frame, which on a shared machine
+// slow the very fan-out being timed).
 func (c *connsConn) read(h *connsHub) {
 	var buf []byte
+	r := bufio.NewReaderSize(c.raw.conn, connsReadBuffer)
 	for {
-		frame, err := wire.ReadFrame(c.raw.conn, 0, buf)
+		frame, err := wire.ReadFrame(r, 0, buf)
 		if err != nil {
 			h.noteLost(fmt.Errorf("connection %d (session %#x): %w", c.idx, c.raw.id, err))
 			return
