@@ -203,11 +203,15 @@ func (s *Server) noteRemoved(was bool) bool {
 	return removed
 }
 
-// dropClients closes the client connections that match.
+// dropClients closes the client connections with a session that match.
+// It runs every tick, so it scans the connections as they are, without
+// sessionConns's sort by remote address (for cons): with 19,800 clients
+// the sort cost about 75 ms of CPU every tick (12% of the server's CPU
+// in a zkbench -op conns profile) and allocated two strings a client.
 func (s *Server) dropClients(reason string, match func(*conn) bool) {
 	var drop []*conn
-	for _, c := range s.sessionConns() {
-		if match(c) {
+	for _, c := range s.connections() {
+		if c.sessionID() != 0 && match(c) {
 			drop = append(drop, c)
 		}
 	}
