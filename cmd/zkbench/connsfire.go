@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"time"
 )
 
@@ -14,6 +15,12 @@ type connsFireResult struct {
 	P50Ms   float64 `json:"event_p50_ms"`
 	P99Ms   float64 `json:"event_p99_ms"`
 	LastMs  float64 `json:"last_event_ms"` // the time to the last event
+	// ServerCPUUs and ClientCPUUs are the server processes' and zkbench's
+	// CPU (user + system) from the setData to the last event, per event:
+	// a figure of the server's own cost that the client's, on the same
+	// two cores, does not blur. 0 when not readable (in-process target).
+	ServerCPUUs float64 `json:"server_cpu_us_per_event"`
+	ClientCPUUs float64 `json:"zkbench_cpu_us_per_event"`
 }
 
 // fires fires the watch -conns-fires times, setting the watches again
@@ -51,6 +58,8 @@ func (r *connsRun) fireOnce(ctx context.Context, pooled *histogram) (connsFireRe
 	f := newConnsFire(len(r.conns))
 	f.want = int64(len(r.served))
 	stopProbe := r.probe.background()
+	server0, serverOK := processCPU(r.t.pids)
+	client0, clientOK := processCPU([]int{os.Getpid()})
 	f.start = time.Now()
 	r.hub.fire.Store(f)
 	_, err := r.control.Set(connsPath, nil, -1)
@@ -66,6 +75,8 @@ func (r *connsRun) fireOnce(ctx context.Context, pooled *histogram) (connsFireRe
 	case <-timer.C:
 	case <-ctx.Done():
 	}
+	server1, _ := processCPU(r.t.pids)
+	client1, _ := processCPU([]int{os.Getpid()})
 	st := stopProbe()
 	h := newHistogram()
 	for _, c := range r.served {
@@ -78,6 +89,12 @@ func (r *connsRun) fireOnce(ctx context.Context, pooled *histogram) (connsFireRe
 	fr.Missing = len(r.served) - fr.Got
 	if fr.Got > 0 {
 		fr.P50Ms, fr.P99Ms, fr.LastMs = msOf(h.percentile(50)), msOf(h.percentile(99)), msOf(h.maximum())
+		if serverOK {
+			fr.ServerCPUUs = perOpMicros(server1-server0, h.count())
+		}
+		if clientOK {
+			fr.ClientCPUUs = perOpMicros(client1-client0, h.count())
+		}
 	}
 	return fr, st, ctx.Err()
 }

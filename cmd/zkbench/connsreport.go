@@ -97,9 +97,14 @@ func (r *connsResult) memory(m *procMem, before, after memSample, client int64) 
 
 // lastMedian is the median over the fires of the time to the last event.
 func (r *connsResult) lastMedian() float64 {
+	return r.fireMedian(func(f connsFireResult) float64 { return f.LastMs })
+}
+
+// fireMedian is the median over the fires of one figure.
+func (r *connsResult) fireMedian(get func(connsFireResult) float64) float64 {
 	var xs []float64
 	for _, f := range r.Fires {
-		xs = append(xs, f.LastMs)
+		xs = append(xs, get(f))
 	}
 	return median(xs)
 }
@@ -174,8 +179,8 @@ func printConns(w io.Writer, r *connsResult) {
 	}
 	fmt.Fprintf(w, "  zkbench RSS per connection: %s\n", formatBytes(r.ClientRSSPerConn))
 	for i, f := range r.Fires {
-		fmt.Fprintf(w, "  fire %d: setData %.2f ms; %d events, %d missing; p50 %.1f ms, p99 %.1f ms, last %.1f ms\n",
-			i+1, f.SetMs, f.Got, f.Missing, f.P50Ms, f.P99Ms, f.LastMs)
+		fmt.Fprintf(w, "  fire %d: setData %.2f ms; %d events, %d missing; p50 %.1f ms, p99 %.1f ms, last %.1f ms; CPU per event: server %.1f µs, zkbench %.1f µs\n",
+			i+1, f.SetMs, f.Got, f.Missing, f.P50Ms, f.P99Ms, f.LastMs, f.ServerCPUUs, f.ClientCPUUs)
 	}
 	fmt.Fprintf(w, "  all fires: events p50 %.1f ms, p99 %.1f ms, max %.1f ms; %d unexpected events, %d watch errors\n",
 		r.EventP50Ms, r.EventP99Ms, r.EventMaxMs, r.Unexpected, r.ArmErrors)
@@ -205,6 +210,13 @@ var connsRows = []connsRow{
 	{"server RSS per connection (KiB)", func(r *connsResult) float64 { return r.RSSPerConn / 1024 }, "%.2f"},
 	{"server live heap per connection (KiB)", func(r *connsResult) float64 { return r.HeapPerConn / 1024 }, "%.2f"},
 	{"watch fan-out: time to last event, median of fires (ms)", func(r *connsResult) float64 { return r.lastMedian() }, "%.1f"},
+	{"watch fan-out: server CPU per event, median of fires (µs)", func(r *connsResult) float64 {
+		return r.fireMedian(func(f connsFireResult) float64 { return f.ServerCPUUs })
+	}, "%.1f"},
+	{"watch fan-out: zkbench CPU per event, median of fires (µs)", func(r *connsResult) float64 {
+		return r.fireMedian(func(f connsFireResult) float64 { return f.ClientCPUUs })
+	}, "%.1f"},
+	{"watch fan-out: setData latency, median of fires (ms)", func(r *connsResult) float64 { return r.fireMedian(func(f connsFireResult) float64 { return f.SetMs }) }, "%.1f"},
 	{"watch fan-out: event p50, all fires (ms)", func(r *connsResult) float64 { return r.EventP50Ms }, "%.1f"},
 	{"watch fan-out: event p99, all fires (ms)", func(r *connsResult) float64 { return r.EventP99Ms }, "%.1f"},
 	{"watch fan-out: max (ms)", func(r *connsResult) float64 { return r.EventMaxMs }, "%.1f"},
