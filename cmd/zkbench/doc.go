@@ -153,6 +153,20 @@
 //	          timeout plus 5 s, then resumed (SIGCONT):
 //	          zkbench -compare 'zkserver3;zookeeper3' -op storm -n 5000 -session-timeout 30s -inflight 32
 //
+// and the connections op (conns.go), on the standalone targets, started one
+// at a time after the soft open-files limit is raised (to the hard limit
+// when -n needs more; the servers inherit it):
+//
+//	conns     -n raw sessions (default 10,000; the wire package, not
+//	          go-zookeeper), each with a data watch on one znode, over
+//	          -conns-sources loopback source addresses (one per 25,000).
+//	          Reported: connections served, the server's open files, RSS
+//	          and live heap per connection, -conns-fires fires of the
+//	          watch (time to every event, server and zkbench CPU per
+//	          event), and another client's get/set p99 without the
+//	          connections, with them idle and during each fan-out:
+//	          zkbench -compare 'zkserver;zookeeper' -op conns -n 19800 -session-timeout 30s
+//
 // The scale ops find each target's server process by its listening port
 // (loopback addresses only) and read its RSS from /proc/PID/status; the live
 // heap, after a full GC, from a zkserver started with -pprof (its debug
