@@ -145,9 +145,11 @@ func dataWatches(kinds []watchKindName) bool {
 }
 
 // watchRoot returns a short fresh root for the watched paths: the paths'
-// length is part of every watch's cost, in both servers.
+// length is part of every watch's cost, in both servers, and of the
+// dumps' bytes, so it is always six base-36 digits (zero-padded: an
+// unpadded one made one target's wchc 2 MiB shorter than the other's).
 func watchRoot(now time.Time) string {
-	return "/wbench-" + strconv.FormatInt(now.UnixNano()%(36*36*36*36*36*36), 36)
+	return fmt.Sprintf("/wbench-%06s", strconv.FormatInt(now.UnixNano()%(36*36*36*36*36*36), 36))
 }
 
 // watchPaths returns the n watched paths under root: root/p-000 ... with

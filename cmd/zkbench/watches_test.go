@@ -26,9 +26,11 @@ func TestWatchesPaths(t *testing.T) {
 	if got[0] != "/w/p-0000" || got[1000] != "/w/p-1000" {
 		t.Errorf("watchPaths(1001) = %q ... %q", got[0], got[1000])
 	}
-	root := watchRoot(time.Unix(0, 123456789))
-	if !strings.HasPrefix(root, "/wbench-") || len(root) > len("/wbench-")+6 || strings.Count(root, "/") != 1 {
-		t.Errorf("watchRoot = %q, want /wbench- and at most 6 base-36 digits", root)
+	for _, ns := range []int64{123456789, 36 * 36 * 36 * 36 * 36 * 36, 35} {
+		root := watchRoot(time.Unix(0, ns))
+		if !strings.HasPrefix(root, "/wbench-") || len(root) != len("/wbench-")+6 || strings.Count(root, "/") != 1 {
+			t.Errorf("watchRoot(%d ns) = %q, want /wbench- and 6 base-36 digits", ns, root)
+		}
 	}
 }
 
