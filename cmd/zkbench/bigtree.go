@@ -14,7 +14,9 @@ import (
 // -op bigtree (issue 30): a big tree on a three-server ensemble, one
 // target at a time (so that three zkserver processes and three ZooKeeper
 // JVMs never hold their trees in memory together). Per target zkbench
-// starts the ensemble itself and runs these phases in order:
+// starts the ensemble itself and runs these phases, in the order fill,
+// memory, restart, snapshot, catchup (the most wanted figures first, in
+// case a later phase fails on a big tree):
 //
 //	fill      -n znodes of -size bytes, spread over -bigtree-parents
 //	          parents under /bigtree, created -bigtree-batch to a multi (1,000 parents of 10,000 children at
@@ -48,7 +50,7 @@ const (
 	phaseRestart  = "restart"
 )
 
-var bigtreePhases = []string{phaseFill, phaseMemory, phaseSnapshot, phaseCatchup, phaseRestart}
+var bigtreePhases = []string{phaseFill, phaseMemory, phaseRestart, phaseSnapshot, phaseCatchup}
 
 const defaultBigtreeN = 1000000
 
@@ -210,7 +212,7 @@ func (b *bigtree) run(ctx context.Context) error {
 	steps := []struct {
 		name string
 		run  func(context.Context) error
-	}{{phaseSnapshot, b.snapshot}, {phaseCatchup, b.catchup}, {phaseRestart, b.restart}}
+	}{{phaseRestart, b.restart}, {phaseSnapshot, b.snapshot}, {phaseCatchup, b.catchup}}
 	for _, s := range steps {
 		if !ph[s.name] {
 			continue
