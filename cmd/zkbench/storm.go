@@ -8,7 +8,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/go-zookeeper/zk"
@@ -42,6 +41,12 @@ import (
 // is reported) and their CPU time is summed over it. A killed leader is
 // restarted after the checks, so later rounds again start from the whole
 // ensemble.
+//
+// The sessions live in worker processes, at most stormPerWorker each
+// (stormpool.go, stormworker.go, stormwire.go), since one process may
+// hold no more sockets than its open-files limit (a hard 20,000 here);
+// the workers forward every session event with its time, and the checks
+// above are made here, on the parent's tallies, as before.
 
 const (
 	defaultStormN   = 20000
@@ -108,7 +113,10 @@ func runStorm(ctx context.Context, o *options, out io.Writer) error {
 	if o.n == 0 {
 		o.n = defaultStormN
 	}
-	note, err := raiseOpenFiles(o.n)
+	// The sessions live in worker processes (stormpool.go), each under
+	// its own limit; the servers inherit this one, and after a failover
+	// one of them may hold most of the sessions.
+	note, err := raiseOpenFilesMost(uint64(o.n + stormSpareFiles))
 	if err != nil {
 		return err
 	}
@@ -143,29 +151,20 @@ func runStorm(ctx context.Context, o *options, out io.Writer) error {
 	return rep.finish()
 }
 
-// stormSession is one session of the storm.
-type stormSession struct {
-	conn  *zk.Conn
-	tally *stormTally
-	id    int64  // the session id before the failure
-	on    string // the server before the failure
-}
-
 func stormPath(kind string, i int) string { return fmt.Sprintf("%s/%s-%d", stormRoot, kind, i) }
 
-// openStormSession opens session i on addrs[i mod len] and creates its
-// ephemeral, its watched node and the watch.
-func openStormSession(ctx context.Context, o *options, addrs []string, i int) (*stormSession, error) {
-	s := &stormSession{tally: newStormTally(stormPath("w", i))}
-	c, events, err := zk.Connect(addrs, o.sessionTimeout, zk.WithHostProvider(&orderedHosts{servers: addrs, first: i}),
-		zk.WithLogger(quietLogger{}), dialOption(), zk.WithEventCallback(s.tally.event), zk.WithMaxBufferSize(stormBuffer))
+// openStormConn opens session i on addrs[i mod len], with cb as its
+// event callback, and creates its ephemeral, its watched node and the
+// watch (in a worker process, stormworker.go).
+func openStormConn(ctx context.Context, timeout time.Duration, addrs []string, i int, cb func(zk.Event)) (*zk.Conn, error) {
+	c, events, err := zk.Connect(addrs, timeout, zk.WithHostProvider(&orderedHosts{servers: addrs, first: i}),
+		zk.WithLogger(quietLogger{}), dialOption(), zk.WithEventCallback(cb), zk.WithMaxBufferSize(stormBuffer))
 	if err != nil {
 		return nil, err
 	}
-	if _, err := awaitSession(ctx, &session{Conn: c, events: events}, addrs, o.sessionTimeout); err != nil {
+	if _, err := awaitSession(ctx, &session{Conn: c, events: events}, addrs, timeout); err != nil {
 		return nil, err
 	}
-	s.conn = c
 	// A connection lost on the way (a loaded server dropping clients) is
 	// retried on the same session; it shows as lossesBefore in the report.
 	if _, _, err := retryZK(ctx, func() (string, bool, error) {
@@ -195,7 +194,7 @@ func openStormSession(ctx context.Context, o *options, addrs []string, i int) (*
 		c.Close()
 		return nil, fmt.Errorf("watch %s: %w", stormPath("w", i), err)
 	}
-	return s, nil
+	return c, nil
 }
 
 // stormRound runs one storm on t.
@@ -214,18 +213,22 @@ func stormRound(ctx context.Context, o *options, t *target) (*stormResult, error
 	if _, err := checker.Create(stormRoot, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 		return nil, fmt.Errorf("create %s: %w", stormRoot, err)
 	}
-	sessions := make([]*stormSession, o.n)
-	defer func() { closeStorm(checker.Conn, sessions) }()
-	if err := parallel(o.n, max(o.inflight, 1), func(i int) error {
-		s, err := openStormSession(ctx, o, addrs, i)
-		sessions[i] = s
-		return err
-	}); err != nil {
+	pool, err := openStormPool(ctx, o, addrs)
+	if err != nil {
+		closeStorm(checker.Conn, o.n)
 		return nil, fmt.Errorf("opening %d sessions: %w", o.n, err)
+	}
+	defer func() {
+		pool.close()
+		closeStorm(checker.Conn, o.n)
+	}()
+	sessions := pool.sessions
+	if err := pool.report(ctx); err != nil {
+		return nil, err
 	}
 	lostBefore := 0
 	for _, s := range sessions {
-		s.id, s.on = s.conn.SessionID(), s.conn.Server()
+		s.id, s.on = s.sid, s.server
 		if s.tally.lossesBefore() > 0 {
 			lostBefore++
 		}
@@ -284,9 +287,12 @@ func stormRound(ctx context.Context, o *options, t *target) (*stormResult, error
 
 	// Every session that is back: its ephemeral still there, and its
 	// session id unchanged.
+	if err := pool.report(ctx); err != nil {
+		return nil, err
+	}
 	var wantEph []string
 	for i, s := range sessions {
-		if s.conn.SessionID() != s.id {
+		if s.sid != s.id {
 			res.IDChanged++
 		}
 		if s.tally.state().connected {
@@ -415,23 +421,10 @@ func retryZK[T any, U any](ctx context.Context, f func() (T, U, error)) (T, U, e
 	}
 }
 
-// closeStorm closes the sessions and removes the watched nodes and the
-// root (the ephemerals go with their sessions).
-func closeStorm(c *zk.Conn, sessions []*stormSession) {
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, 256)
-	for _, s := range sessions {
-		if s == nil {
-			continue
-		}
-		sem <- struct{}{}
-		wg.Go(func() {
-			s.conn.Close()
-			<-sem
-		})
-	}
-	wg.Wait()
-	parallel(len(sessions), 64, func(i int) error {
+// closeStorm removes the watched nodes of n sessions and the root (the
+// ephemerals go with their sessions, closed before).
+func closeStorm(c *zk.Conn, n int) {
+	parallel(n, 64, func(i int) error {
 		if err := c.Delete(stormPath("w", i), -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
 			return err
 		}

@@ -55,7 +55,9 @@ func (t *stormTally) eventAt(ev zk.Event, now time.Time) {
 	if ev.Type == zk.EventSession {
 		wasConnected := t.connected
 		t.connected = ev.State == zk.StateHasSession
-		if !t.armed {
+		// An event from before the failure that reaches the tally after
+		// arm (forwarded late by a worker process) is still before it.
+		if !t.armed || now.Before(t.t0) {
 			if wasConnected && !t.connected {
 				t.lostBefore++
 			}
