@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"time"
 )
@@ -27,6 +28,9 @@ func (b *bigtree) restart(ctx context.Context) error {
 			return fmt.Errorf("restart %s: %w", addrs[i], err)
 		}
 	}
+	// listening is when the client port first took a connection; ready
+	// is when the server served the read.
+	listening := make([]time.Duration, len(addrs))
 	ready := make([]time.Duration, len(addrs))
 	ok, err := pollUntil(ctx, b.o.bigtree.catchWait, restartPoll, func() bool {
 		all := true
@@ -34,7 +38,11 @@ func (b *bigtree) restart(ctx context.Context) error {
 			if ready[i] != 0 {
 				continue
 			}
-			if serves(ctx, a, b.o) {
+			up, ok := serves(ctx, a, b.o)
+			if up && listening[i] == 0 {
+				listening[i] = time.Since(start)
+			}
+			if ok {
 				ready[i] = time.Since(start)
 			} else {
 				all = false
@@ -49,6 +57,7 @@ func (b *bigtree) restart(ctx context.Context) error {
 		return fmt.Errorf("not every server served within %v of the restart (ready after %v)", b.o.bigtree.catchWait, ready)
 	}
 	first, last := slices.Min(ready), slices.Max(ready)
+	b.res.addMs("restart_listening_ms", "restart: every client port open", slices.Max(listening))
 	b.res.addMs("restart_first_ms", "restart: first server serving", first)
 	b.res.addMs("restart_all_ms", "restart: every server serving", last)
 	b.progress("restart: first server serving after %v, all after %v", first.Round(time.Millisecond), last.Round(time.Millisecond))
@@ -58,12 +67,17 @@ func (b *bigtree) restart(ctx context.Context) error {
 	return nil
 }
 
-// serves reports whether the server at addr leads or follows and reads
-// the tree.
-func serves(ctx context.Context, addr string, o *options) bool {
+// serves reports whether the server at addr takes connections (up), and
+// whether it leads or follows and reads the tree (ok).
+func serves(ctx context.Context, addr string, o *options) (up, ok bool) {
+	c, err := net.DialTimeout("tcp", addr, time.Second)
+	if err != nil {
+		return false, false
+	}
+	c.Close()
 	mode, _, err := srvrZxid(addr)
 	if err != nil || (mode != "leader" && mode != "follower") {
-		return false
+		return true, false
 	}
-	return readTree(ctx, addr, o) == nil
+	return true, readTree(ctx, addr, o) == nil
 }
