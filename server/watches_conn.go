@@ -43,13 +43,3 @@ func (cw *connWatches) compact(c *conn) {
 	clear(cw.paths[len(kept):]) // let the dropped paths be collected
 	cw.paths = kept
 }
-
-// each calls fn once for every path on which c has bits.
-func (cw *connWatches) each(c *conn, fn func(wp *watchedPath, bits uint8)) {
-	if len(cw.paths) > cw.live {
-		cw.compact(c)
-	}
-	for _, wp := range cw.paths {
-		fn(wp, wp.conns[c])
-	}
-}
