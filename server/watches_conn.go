@@ -1,14 +1,14 @@
 package server
 
 // connWatches lists the paths one connection watches, for removeConn and
-// the dumps by session. It is a slice, not a set: a pointer is 8 bytes
+// wchs's count of connections. It is a slice, not a set: a pointer is 8 bytes
 // where a map entry costs ~20 (1,000,000 data watches over 10,000
 // connections: 19.5 MB in map[*watchedPath]struct{} sets). The price is
 // that a cleared watch is not found and taken out of the slice: its entry
 // goes stale (the path no longer has the connection's bits, or the path
 // left the manager) and, when the watch is set again, the path is listed
 // twice. Readers check the path's bits for the connection, so stale
-// entries and duplicates read as nothing or once; live counts the paths
+// entries read as nothing and duplicates do no harm; live counts the paths
 // with bits, and the slice is compacted once stale entries outnumber the
 // live ones, so it stays within 2 × live + staleSlack entries.
 type connWatches struct {

@@ -10,7 +10,9 @@ import (
 // ZooKeeper 3.8's do: child watches are counted by mntr but not listed.
 // They hold the manager's lock while they copy, so watch registrations
 // and triggers wait behind them: they copy ids and path strings (shared,
-// not duplicated) and leave sorting and formatting to the caller.
+// not duplicated), sort what they can after unlocking (bySession sorts
+// the paths, not the watches, under the lock) and leave formatting to
+// the caller.
 
 // summary returns what wchs prints: connections, paths and data watches.
 func (m *watchManager) summary() (conns, paths, total int) {
