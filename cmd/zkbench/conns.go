@@ -129,16 +129,17 @@ type connsRun struct {
 	control    *session // creates the znodes and fires the watch
 	probe      *connsProbe
 	hub        *connsHub
+	stopKeeper func()
 	conns      []atomic.Pointer[connsConn]
 	served     []*connsConn
 }
 
 func (r *connsRun) run(ctx context.Context) error {
+	defer r.cleanup()
 	var err error
 	if r.control, err = connect(ctx, r.t.addrs, r.o.sessionTimeout); err != nil {
 		return fmt.Errorf("control session: %w", err)
 	}
-	defer r.control.close()
 	for _, p := range []string{connsPath, connsProbePath} {
 		if _, err := r.control.Create(p, nil, 0, openACL); err != nil && !errors.Is(err, zk.ErrNodeExists) {
 			return fmt.Errorf("create %s: %w", p, err)
@@ -148,7 +149,6 @@ func (r *connsRun) run(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("probe session: %w", err)
 	}
-	defer ps.close()
 	r.probe = &connsProbe{s: ps, path: connsProbePath, data: make([]byte, r.o.size)}
 	r.probe.runFor(ctx, r.o.warmup) // a cold JVM's first requests are slow
 	r.res.Probe.Base = summarizeProbe(r.probe.runFor(ctx, r.o.conns.probe))
@@ -156,8 +156,7 @@ func (r *connsRun) run(ctx context.Context) error {
 	before := mem.sample(ctx, true)
 	clientBefore, _ := readRSS(os.Getpid())
 	r.hub = &connsHub{path: connsPath}
-	keeper := r.keep()
-	defer r.closeAll(keeper)
+	r.stopKeeper = r.keep()
 	r.open(ctx)
 	if len(r.served) == 0 {
 		return fmt.Errorf("no connection served: %s", r.res.FirstOpenErr)
@@ -243,12 +242,24 @@ func (r *connsRun) keep() (stop func()) {
 	return func() { close(quit); wg.Wait() }
 }
 
-// closeAll stops the pings and the target, then closes the connections:
-// the server closing first leaves the TIME_WAIT sockets on its side, not
-// on zkbench's ephemeral ports, which the next target needs.
-func (r *connsRun) closeAll(stopKeeper func()) {
-	stopKeeper()
-	r.hub.closing.Store(true)
+// cleanup closes the probe and control sessions while the server runs
+// (a go-zookeeper session of a stopped server waits for its close), stops
+// the pings and the target, then closes the held connections: the server
+// closing first leaves the TIME_WAIT sockets on its side, not on
+// zkbench's ephemeral ports, which the next target needs.
+func (r *connsRun) cleanup() {
+	if r.probe != nil {
+		r.probe.s.close()
+	}
+	if r.control != nil {
+		r.control.close()
+	}
+	if r.stopKeeper != nil {
+		r.stopKeeper()
+	}
+	if r.hub != nil {
+		r.hub.closing.Store(true)
+	}
 	r.stopTarget()
 	for i := range r.conns {
 		if c := r.conns[i].Load(); c != nil {
