@@ -39,7 +39,11 @@ import (
 // transactions (zkraft: consensus/snapcount.go; ZooKeeper 3.8's
 // SyncRequestProcessor), with the same snapCount (default 100000, or
 // -cfg snapCount=N for both), which is the fair way to snapshot both:
-// ZooKeeper 3.8 has no on-demand snapshot.
+// ZooKeeper 3.8 has no on-demand snapshot. snapCount counts transactions,
+// and a fill multi of -bigtree-batch creates is one: with 100 creates a
+// multi, a snapshot comes only every 5M to 10M znodes, so the restart
+// phase reads a snapshot and replays up to that many creates from the log
+// on both servers.
 
 // Phases of -op bigtree.
 const (
