@@ -101,8 +101,9 @@ func (h *slogHCLog) level2slog(level hclog.Level, msg string, args []any) slog.L
 	return slog.LevelError
 }
 
-// peerGone reports whether the record's error only says a connection ended
-// or that the log disk is full (both reported once elsewhere).
+// peerGone reports whether the record's error only says a connection ended,
+// that the log disk is full, or that this node's log is closing (each
+// reported once elsewhere).
 func peerGone(args []any) bool {
 	for i := 1; i < len(args); i += 2 {
 		err, ok := args[i].(error)
@@ -118,6 +119,13 @@ func peerGone(args []any) bool {
 			}
 		}
 		if s := err.Error(); strings.Contains(s, "use of closed network connection") || strings.Contains(s, "transport shutdown") {
+			return true
+		}
+		// A stopping node closes its log before Raft stops, so that
+		// appends waiting for the disk end; Raft then fails to store what
+		// it still had, and quotes the error (%q), so errors.Is cannot
+		// see it. The stop itself is logged by the server.
+		if strings.Contains(err.Error(), errLogClosed.Error()) {
 			return true
 		}
 	}

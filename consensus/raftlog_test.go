@@ -76,6 +76,13 @@ func TestRaftLoggerLevels(t *testing.T) {
 	l.Info("entering leader state")
 	l.Error("failed to make requestVote RPC", "error", errors.New("refused"))
 	require.Empty(t, h.records, "routine lines stay below warn")
+	// What Raft logs when a stopping node's log refuses its last append
+	// (TestEnsembleLogsArePlain saw it on a clean stop).
+	l.Error("failed to commit logs", "error", fmt.Errorf("unable to store logs within log store, err: %q", errLogClosed.Error()))
+	require.Empty(t, h.records, "a closing log is no error")
+	l.Error("failed to commit logs", "error", errors.New("unable to store logs within log store, err: \"input/output error\""))
+	require.Len(t, h.records, 1, "a failing disk is")
+	h.records = nil
 	l.SetLevel(hclog.Off)
 	l.Error("failed to commit logs")
 	require.Empty(t, h.records)
