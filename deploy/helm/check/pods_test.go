@@ -2,7 +2,6 @@ package check
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -15,6 +14,7 @@ import (
 	"time"
 
 	"github.com/go-zookeeper/zk"
+	"github.com/zkraft/zkraft/internal/testports"
 )
 
 // TestReleasesFormQuorum runs the three founding pods of the default
@@ -241,15 +241,14 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// freePort is a TCP port that was free a moment ago on 127.0.0.1.
+// freePort is a loopback port that is free now, from the block of ports
+// below the kernel's ephemeral range that this test process claims
+// (internal/testports): a port from the ephemeral range (":0") can be
+// taken by another process's outgoing connection before the pod binds it,
+// which failed a run ("bind: address already in use" for /metrics).
 func freePort(t *testing.T) int {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return testports.Free(t)
 }
 
 // remap moves the pods' host names onto 127.0.0.1: each host:port a
