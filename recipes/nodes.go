@@ -233,16 +233,20 @@ func stripTag(name string) string {
 }
 
 // waitGone blocks until the node at p does not exist. It returns
-// ErrSessionLost if the client's session expired or it was closed while
-// waiting, and ctx.Err() if ctx ends first.
-func waitGone(ctx context.Context, conn *zk.Conn, p string) error {
+// ErrSessionLost if the client's session expired (its id is no longer sid)
+// or it was closed while waiting, ctx.Err() if ctx ends first, and nil
+// after a lost connection too, so that the caller looks at the line again.
+func waitGone(ctx context.Context, conn *zk.Conn, p string, sid int64) error {
 	for {
 		ok, _, ch, err := conn.ExistsW(p)
+		if conn.SessionID() != sid {
+			return ErrSessionLost // answered, if at all, in a session that is not ours
+		}
 		if retryable(err) {
 			if err := pause(ctx, conn); err != nil {
 				return err
 			}
-			continue
+			return nil // the caller looks again: our own node may be gone
 		}
 		if err != nil || !ok {
 			return err

@@ -31,9 +31,14 @@ var errNotYet = errors.New("recipes: not our turn")
 // It returns ErrSessionLost if node itself has disappeared.
 func turn(ctx context.Context, conn *zk.Conn, dir, node string, blocker blockerFunc, wait bool) error {
 	name := path.Base(node)
+	// The session our node was made in. go-zookeeper replaces an expired
+	// session with a new one on its own and sends the requests still
+	// queued on it, so a read can succeed after our node is gone: a new
+	// session id means the node went with the old one.
+	sid := conn.SessionID()
 	for {
 		kids, err := children(ctx, conn, dir)
-		if errors.Is(err, zk.ErrSessionExpired) {
+		if errors.Is(err, zk.ErrSessionExpired) || conn.SessionID() != sid {
 			return ErrSessionLost // our ephemeral node went with the session
 		}
 		if err != nil {
@@ -51,7 +56,7 @@ func turn(ctx context.Context, conn *zk.Conn, dir, node string, blocker blockerF
 		if !wait {
 			return errNotYet
 		}
-		if err := waitGone(ctx, conn, path.Join(dir, b)); err != nil {
+		if err := waitGone(ctx, conn, path.Join(dir, b), sid); err != nil {
 			return err
 		}
 	}
