@@ -111,7 +111,8 @@ func dialConns(ctx context.Context, addr string, src net.IP, path string, timeou
 	return s, nil
 }
 
-// connsHandshake sends the ConnectRequest and reads the ConnectResponse.
+// connsHandshake sends the ConnectRequest and reads the ConnectResponse
+// (the raw sessions of -op conns and of -op sessions -sessionclient raw).
 func connsHandshake(c net.Conn, timeout time.Duration) (*rawSession, error) {
 	req := &wire.ConnectRequest{TimeOut: int32(timeout / time.Millisecond), Passwd: make([]byte, 16)}
 	if _, err := c.Write(wire.AppendFrame(nil, req)); err != nil {

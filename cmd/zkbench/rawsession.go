@@ -42,29 +42,13 @@ func dialRaw(ctx context.Context, addr string, timeout time.Duration) (*rawSessi
 		return nil, err
 	}
 	c.SetDeadline(time.Now().Add(timeout))
-	req := &wire.ConnectRequest{TimeOut: int32(timeout / time.Millisecond), Passwd: make([]byte, 16)}
-	if _, err := c.Write(wire.AppendFrame(nil, req)); err != nil {
-		c.Close()
-		return nil, err
-	}
-	frame, err := wire.ReadFrame(c, 0, nil)
+	s, err := connsHandshake(c, timeout)
 	if err != nil {
 		c.Close()
-		return nil, fmt.Errorf("%s: no ConnectResponse: %w", addr, err)
-	}
-	var resp wire.ConnectResponse
-	dec := wire.NewDecoder(frame, 0)
-	resp.Decode(dec)
-	if err := dec.Err(); err != nil {
-		c.Close()
-		return nil, fmt.Errorf("%s: ConnectResponse: %w", addr, err)
-	}
-	if resp.SessionID == 0 || resp.TimeOut <= 0 {
-		c.Close()
-		return nil, fmt.Errorf("%s refused the session (id %#x, timeout %d ms)", addr, resp.SessionID, resp.TimeOut)
+		return nil, fmt.Errorf("%s: %w", addr, err)
 	}
 	c.SetDeadline(time.Time{})
-	return &rawSession{conn: c, id: resp.SessionID}, nil
+	return s, nil
 }
 
 // ping sends a ping; the reply is left unread.
