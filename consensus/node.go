@@ -265,6 +265,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	}
 	n.metrics.startLooking(began)
 	n.stopElections = n.watchElections()
+	if n.raft.Leader() == "" {
+		n.timeouts.lookAtStart()
+	}
 	return n, nil
 }
 
