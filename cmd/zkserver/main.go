@@ -80,7 +80,7 @@ func run(args []string, stderr io.Writer) error {
 	gc := gctune.DefaultConfig()
 	if tuner := gctune.Start(gc); tuner != nil {
 		defer tuner.Stop()
-		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent)
+		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent, "max_percent", gc.MaxPercent, "max_gc_share", gc.MaxGCShare)
 	}
 	cfg, err := loadConfig(fs.Args(), os.Getenv(jvmFlagsEnv), *jaasFile, log)
 	if err != nil {

@@ -14,7 +14,21 @@
 //
 // so a small heap gets a fixed allowance for garbage (fewer cycles than
 // the default) and a large one a fraction of its size (less memory than
-// the default). The runtime's 4 MiB minimum goal scales with GOGC, so for a
+// the default).
+//
+// A small fraction costs CPU where the live heap is large and the
+// allocation rate high: every cycle marks the whole live heap again, and
+// with a room of a quarter of it a server holding millions of znodes
+// spent most of a restart, and much of a write burst, collecting (at 3M
+// znodes on three servers the write p99 doubled against GOGC=100). So
+// the fraction adapts: after each collection the tuner takes the
+// collector's share of the process's CPU since the one before (GOMAXPROCS
+// × the time between them; marking on idle Ps is not counted) and
+// doubles the fraction while the share is above MaxGCShare, up to
+// MaxPercent, and halves it back towards Percent once the share is below
+// a quarter of that (NextRoom). An idle server returns to the small room
+// at its next collection, and the runtime's scavenger hands the memory
+// back. The runtime's 4 MiB minimum goal scales with GOGC, so for a
 // small heap GOGC is capped where that minimum equals live + MinHeadroom
 // (PercentFor). A process started with GOGC in its environment keeps that
 // setting: the tuner does not start.

@@ -7,6 +7,7 @@ import (
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 // Config is the tuner's policy.
@@ -17,19 +18,40 @@ type Config struct {
 	// Percent is the room for garbage as a percentage of the live heap,
 	// when that is more than MinHeadroom.
 	Percent int
+	// MaxPercent bounds the room the collector's CPU may win (see
+	// MaxGCShare); at or below Percent the room stays Percent.
+	MaxPercent int
+	// MaxGCShare is the share of the process's CPU (GOMAXPROCS × the
+	// time between collections) the collector may use before the room
+	// doubles, up to MaxPercent. Below a quarter of it the room halves
+	// again, down to Percent. Zero turns the adaptation off.
+	MaxGCShare float64
 }
 
 // DefaultConfig is zkserver's policy: at least 16 MiB of room, and a
-// quarter of the live heap once that is larger (above 64 MiB live).
-func DefaultConfig() Config { return Config{MinHeadroom: 16 << 20, Percent: 25} }
+// quarter of the live heap once that is larger (above 64 MiB live); while
+// the collector takes more than a tenth of the CPU (a large tree under
+// writes, or a restart loading one), up to the whole live heap, as Go's
+// default GOGC=100 gives.
+func DefaultConfig() Config {
+	return Config{MinHeadroom: 16 << 20, Percent: 25, MaxPercent: 100, MaxGCShare: 0.10}
+}
 
 // heapMinimum is the Go runtime's smallest heap goal at GOGC=100. It
 // scales with GOGC (at GOGC=400 no collection starts below 16 MiB), so for
 // a small live heap it, not the live heap, decides the goal.
 const heapMinimum = 4 << 20
 
-// liveMetric is the heap marked live by the last collection.
-const liveMetric = "/gc/heap/live:bytes"
+// The runtime/metrics the tuner reads after each collection: the heap it
+// marked live, the collector's CPU (all of it, and the part that only ran
+// on otherwise idle Ps, which does not count against the share), and the
+// collections runtime.GC forced.
+const (
+	liveMetric   = "/gc/heap/live:bytes"
+	gcCPUMetric  = "/cpu/classes/gc/total:cpu-seconds"
+	idleMetric   = "/cpu/classes/gc/mark/idle:cpu-seconds"
+	forcedMetric = "/gc/cycles/forced:gc-cycles"
+)
 
 // Tuner adjusts GOGC after every collection until it is stopped.
 type Tuner struct {
@@ -38,6 +60,15 @@ type Tuner struct {
 	mu      sync.Mutex // serialises adjust (finalizers run one at a time, Stop may race)
 	sample  []metrics.Sample
 	percent int
+	room    int // the current room in percent of the live heap, Percent to MaxPercent
+	last    cpuMark
+}
+
+// cpuMark is where the collector's CPU stood after a collection.
+type cpuMark struct {
+	at     time.Time
+	gc     float64 // seconds of collector CPU not on idle Ps
+	forced uint64
 }
 
 // Start starts a tuner with cfg, unless the environment sets GOGC: then it
@@ -46,7 +77,8 @@ func Start(cfg Config) *Tuner {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return nil
 	}
-	t := &Tuner{cfg: cfg, sample: []metrics.Sample{{Name: liveMetric}}, percent: -1}
+	t := &Tuner{cfg: cfg, percent: -1, room: cfg.Percent, sample: []metrics.Sample{
+		{Name: liveMetric}, {Name: gcCPUMetric}, {Name: idleMetric}, {Name: forcedMetric}}}
 	t.adjust()
 	t.arm()
 	return t
@@ -81,7 +113,16 @@ func (t *Tuner) arm() {
 	})
 }
 
-// adjust sets GOGC from the live heap of the last collection.
+// Room returns the room for garbage, in percent of the live heap, that
+// the tuner currently gives (Percent, or more while the collector is busy).
+func (t *Tuner) Room() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.room
+}
+
+// adjust sets GOGC from the live heap of the last collection, and the
+// room from the collector's share of the CPU since the one before.
 func (t *Tuner) adjust() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
@@ -89,11 +130,55 @@ func (t *Tuner) adjust() {
 	if t.sample[0].Value.Kind() != metrics.KindUint64 {
 		return // the runtime does not report the live heap
 	}
-	p := PercentFor(t.sample[0].Value.Uint64(), t.cfg)
+	t.adaptRoom()
+	cfg := t.cfg
+	cfg.Percent = t.room
+	p := PercentFor(t.sample[0].Value.Uint64(), cfg)
 	if p != t.percent {
 		debug.SetGCPercent(p)
 		t.percent = p
 	}
+}
+
+// adaptRoom moves the room by the collector's CPU share since the last
+// collection. A collection forced by runtime.GC (a heap dump, a memory
+// probe) is not one the allocation rate asked for, so it moves nothing.
+func (t *Tuner) adaptRoom() {
+	if t.cfg.MaxGCShare <= 0 || t.sample[1].Value.Kind() != metrics.KindFloat64 ||
+		t.sample[2].Value.Kind() != metrics.KindFloat64 || t.sample[3].Value.Kind() != metrics.KindUint64 {
+		return
+	}
+	now := cpuMark{at: time.Now(), gc: t.sample[1].Value.Float64() - t.sample[2].Value.Float64(),
+		forced: t.sample[3].Value.Uint64()}
+	prev := t.last
+	t.last = now
+	if prev.at.IsZero() || now.forced != prev.forced {
+		return
+	}
+	capacity := now.at.Sub(prev.at).Seconds() * float64(runtime.GOMAXPROCS(0))
+	if capacity > 0 {
+		t.room = NextRoom(t.room, (now.gc-prev.gc)/capacity, t.cfg)
+	}
+}
+
+// NextRoom returns the room (percent of the live heap) after a collection
+// cycle in which the collector used share of the process's CPU: doubled
+// while the share is above cfg.MaxGCShare, halved once it is below a
+// quarter of it, and never outside [cfg.Percent, max(cfg.Percent,
+// cfg.MaxPercent)]. The collector's work per byte allocated falls as the
+// room grows (each cycle marks the live heap once, and the room is what
+// is allocated between cycles), so doubling halves the share; the band
+// between a quarter and the whole of MaxGCShare is wider than that, so a
+// steady load settles instead of swinging between two rooms.
+func NextRoom(room int, share float64, cfg Config) int {
+	top := max(cfg.Percent, cfg.MaxPercent)
+	switch {
+	case share > cfg.MaxGCShare:
+		room *= 2
+	case share < cfg.MaxGCShare/4:
+		room /= 2
+	}
+	return min(max(room, cfg.Percent), top)
 }
 
 // PercentFor returns the GOGC value that gives a heap of live bytes the

@@ -43,6 +43,32 @@ func TestPercentFor(t *testing.T) {
 	}
 }
 
+func TestNextRoom(t *testing.T) {
+	cfg := DefaultConfig() // 25 to 100, share 0.10
+	for _, c := range []struct {
+		room  int
+		share float64
+		want  int
+	}{
+		{25, 0.30, 50},   // the collector is busy: double
+		{50, 0.11, 100},  // still above the share
+		{100, 0.50, 100}, // capped at MaxPercent
+		{100, 0.05, 100}, // inside the band: stay
+		{100, 0.024, 50}, // below a quarter of the share: halve
+		{50, 0.0, 25},
+		{25, 0.0, 25},  // floored at Percent
+		{25, 0.10, 25}, // exactly the share is not above it
+	} {
+		if got := NextRoom(c.room, c.share, cfg); got != c.want {
+			t.Errorf("NextRoom(%d, %.3f) = %d, want %d", c.room, c.share, got, c.want)
+		}
+	}
+	fixed := Config{Percent: 25, MaxPercent: 10, MaxGCShare: 0.1}
+	if got := NextRoom(25, 0.9, fixed); got != 25 {
+		t.Errorf("with MaxPercent below Percent the room moved to %d, want 25", got)
+	}
+}
+
 // TestTunerFollowsTheLiveHeap grows the live heap and waits until the
 // tuner, called back after a collection, has set GOGC for it.
 func TestTunerFollowsTheLiveHeap(t *testing.T) {
