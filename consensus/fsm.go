@@ -178,7 +178,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	if len(logs) > 0 {
 		f.appliedIndex.Store(logs[len(logs)-1].Index)
 		if f.snaps != nil {
-			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index)
+			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index, logBytes(logs))
 		}
 		if f.onCommit != nil {
 			last := logs[len(logs)-1]
@@ -294,6 +294,15 @@ func commands(logs []*raft.Log) int {
 		if l.Type == raft.LogCommand {
 			n++
 		}
+	}
+	return n
+}
+
+// logBytes sums the data of a batch's entries (what a restart replays).
+func logBytes(logs []*raft.Log) uint64 {
+	var n uint64
+	for _, l := range logs {
+		n += uint64(len(l.Data))
 	}
 	return n
 }

@@ -76,6 +76,12 @@ type Config struct {
 	// since the last one; 0 keeps Raft's own default (8192 entries, checked
 	// only every two minutes).
 	SnapshotThreshold int
+	// SnapshotBytes is ZooKeeper's snapSizeLimitInKb in bytes: a snapshot
+	// is also taken once the entries applied since the last one reach a
+	// random size in (SnapshotBytes/2, SnapshotBytes]. 0 follows the last
+	// snapshot's size, at least 64 MiB; below 0 turns the size limit off
+	// (see snapCounter). It applies only where SnapshotThreshold does.
+	SnapshotBytes int64
 	// Network carries the ensemble's traffic; nil means TCP.
 	Network Network
 	// legacyPeerProtocol makes the node speak only hashicorp/raft's
@@ -223,7 +229,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 	ready := make(chan struct{})
 	defer close(ready)
 	if rc.SnapshotThreshold != math.MaxUint64 && cfg.SnapshotThreshold > 0 {
-		n.fsm.snaps = newSnapCounter(rc.SnapshotThreshold, func() {
+		n.fsm.snaps = newSnapCounter(rc.SnapshotThreshold, cfg.SnapshotBytes, func() {
 			<-ready                   // n.raft is set
 			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
 		})

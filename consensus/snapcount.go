@@ -17,21 +17,46 @@ import (
 // As ZooKeeper's SyncRequestProcessor does, the point is drawn at random in
 // (snapCount/2, snapCount] for each snapshot, so that the members of an
 // ensemble, which apply the same entries, do not all snapshot together.
+//
+// The counter also counts the bytes of the entries applied since the last
+// snapshot, as ZooKeeper's snapSizeLimitInKb does with its transaction
+// log: an entry may be a multi of many operations, so an entry count
+// alone lets a restart replay any number of them (a tree filled by multis
+// of 100 creates was replayed whole at every restart, 10M creates at
+// 10M znodes). A snapshot is also taken once the bytes reach a point drawn
+// at random in (limit/2, limit]. The limit is snapSizeLimitInKb when it is
+// configured (at or below zero: no size limit); by default it follows the
+// last snapshot's size, with a floor of defaultSnapBytesFloor, so a
+// restart replays at most about one snapshot's worth of log after loading
+// the snapshot, and snapshots cost at most two bytes written per byte of
+// log (they grow with the tree as the log does).
 type snapCounter struct {
 	count uint64 // snapCount
 	take  func() // asks Raft for a snapshot and waits for it
+	// sizeLimit is the configured byte limit: 0 follows the last
+	// snapshot's size (lastSize), below 0 there is none.
+	sizeLimit int64
+	lastSize  atomic.Int64 // bytes of the last snapshot written or restored
 
 	// Fields below are used on the FSM goroutine only (apply, taken,
 	// restored), except pending.
-	roll     uint64 // entries after last at which to snapshot
-	last     uint64 // index of the last snapshot (or restore)
-	restored bool   // last is unknown until the next apply
+	roll     uint64  // entries after last at which to snapshot
+	sizeFrac float64 // of the byte limit, in (1/2, 1], at which to snapshot
+	bytes    uint64  // of the entries applied since the last snapshot
+	last     uint64  // index of the last snapshot (or restore)
+	restored bool    // last is unknown until the next apply
 	pending  atomic.Bool
 	wg       sync.WaitGroup
 }
 
-func newSnapCounter(count uint64, take func()) *snapCounter {
-	c := &snapCounter{count: count, take: take}
+// defaultSnapBytesFloor is the least byte limit when snapSizeLimitInKb
+// is not configured: a small tree is not snapshot after every few
+// megabytes of writes. (64 MiB is also the size ZooKeeper preallocates
+// for each transaction log file.)
+const defaultSnapBytesFloor = 64 << 20
+
+func newSnapCounter(count uint64, sizeLimit int64, take func()) *snapCounter {
+	c := &snapCounter{count: count, sizeLimit: sizeLimit, take: take}
 	c.reroll()
 	return c
 }
@@ -39,14 +64,36 @@ func newSnapCounter(count uint64, take func()) *snapCounter {
 func (c *snapCounter) reroll() {
 	half := c.count / 2
 	c.roll = half + 1 + rand.Uint64N(max(c.count-half, 1))
+	c.sizeFrac = 1 - rand.Float64()/2
+	c.bytes = 0
 }
 
-// applied notes a batch of entries from first to last index.
-func (c *snapCounter) applied(first, last uint64) {
-	if c.restored {
-		c.last, c.restored = first-1, false
+// byteLimit is the bytes of log after which a snapshot is due; 0 is none.
+func (c *snapCounter) byteLimit() uint64 {
+	switch {
+	case c.sizeLimit < 0:
+		return 0
+	case c.sizeLimit > 0:
+		return uint64(float64(c.sizeLimit) * c.sizeFrac)
 	}
-	if last-c.last < c.roll || !c.pending.CompareAndSwap(false, true) {
+	return uint64(float64(max(c.lastSize.Load(), defaultSnapBytesFloor)) * c.sizeFrac)
+}
+
+// sized notes the size of a snapshot just written or restored.
+func (c *snapCounter) sized(n int64) { c.lastSize.Store(n) }
+
+// applied notes a batch of entries from first to last index, of size
+// bytes in all.
+func (c *snapCounter) applied(first, last, size uint64) {
+	if c.restored {
+		c.last, c.restored, c.bytes = first-1, false, 0
+	}
+	c.bytes += size
+	due := last-c.last >= c.roll
+	if limit := c.byteLimit(); limit > 0 && c.bytes >= limit {
+		due = true
+	}
+	if !due || !c.pending.CompareAndSwap(false, true) {
 		return
 	}
 	c.wg.Add(1)

@@ -66,6 +66,9 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	}
 	s := f.freeze()
 	s.took = f.snapshotTime
+	if f.snaps != nil {
+		s.sized = f.snaps.sized
+	}
 	f.lastSnap.note(f.st.LastZxid)
 	f.timeline.add(TimelineEvent{Kind: TimelineSnapshotTaken, Term: f.term, Zxid: f.st.LastZxid})
 	return s, nil
@@ -95,9 +98,13 @@ func (f *fsm) freeze() *snapshot {
 func (f *fsm) Restore(rc io.ReadCloser) error {
 	defer rc.Close()
 	defer func(start time.Time) { f.restoreTook.Store(int64(time.Since(start))) }(time.Now())
-	rs, err := readSnapshot(rc, f.treeCfg)
+	counted := &countingReader{r: rc}
+	rs, err := readSnapshot(counted, f.treeCfg)
 	if err != nil {
 		return err
+	}
+	if f.snaps != nil {
+		f.snaps.sized(counted.n)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -223,6 +230,8 @@ type snapshot struct {
 	// took records how long Persist took (ZooKeeper's snapshottime); nil
 	// records nothing.
 	took *metrics.Summary
+	// sized, when set, is told the snapshot's size once it is written.
+	sized func(int64)
 }
 
 // Persist implements raft.FSMSnapshot: it encodes the tree's view, then
@@ -247,7 +256,13 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 		sink.Cancel()
 		return err
 	}
-	return sink.Close()
+	if err := sink.Close(); err != nil {
+		return err
+	}
+	if s.sized != nil {
+		s.sized(headerLen + s.state.size)
+	}
+	return nil
 }
 
 // encode writes the view and the tail after the sessions, then closes the

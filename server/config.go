@@ -91,6 +91,13 @@ type Config struct {
 	// SnapCount is the number of log entries between snapshots
 	// (zookeeper.snapCount, default 100000, at least 2).
 	SnapCount int
+	// SnapSizeLimit is zookeeper.snapSizeLimitInKb in bytes: a snapshot
+	// is also taken once the log since the last one holds a random size in
+	// (limit/2, limit]; -1 (the key at or below zero) turns the size limit
+	// off. Unset (0), zkraft follows the last snapshot's size, at least
+	// 64 MiB, where ZooKeeper's default is 4 GiB
+	// (consensus.Config.SnapshotBytes).
+	SnapSizeLimit int64
 	// SnapRetainCount is how many snapshots are kept in dataDir
 	// (autopurge.snapRetainCount, default and minimum 3).
 	SnapRetainCount int

@@ -55,7 +55,7 @@ var zkUnsupportedKeys = []string{
 	"jvm.pause.monitor", "audit.impl.class", "preAllocSize", "snapshot.trust.empty",
 	"commitLogCount", "fsync.warningthresholdms", "globalOutstandingLimit",
 	"leaderServes", "skipACL", "digest.enabled", "snapshot.compression.method",
-	"snapSizeLimitInKb", "txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
+	"txnLogSizeLimitInKb", "maxBatchSize", "learner.asyncSending",
 	"closeSessionTxn.enabled", "flushDelay", "maxWriteQueuePollTime", "requestThrottleLimit",
 	"request_throttle_max_requests", "connection_throttle_tokens", "netty.server.outboundBuffer.highWaterMark",
 	"enforceQuota",

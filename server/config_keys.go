@@ -38,6 +38,7 @@ var keyHandlers = map[string]func(c *Config, v string) error{
 	"admin.serverPort":                         func(c *Config, v string) (err error) { c.AdminServerPort, err = parsePort(v); return },
 	"admin.commandURL":                         func(c *Config, v string) error { c.AdminCommandURL = v; return nil },
 	"snapCount":                                setSnapCount,
+	"snapSizeLimitInKb":                        setSnapSizeLimit,
 	"forceSync":                                setYesNo(func(c *Config) *bool { return &c.ForceSync }),
 	"autopurge.snapRetainCount":                setInt(func(c *Config) *int { return &c.SnapRetainCount }, 0),
 	"nio.sessionlessCnxnTimeout":               setDecoded(func(c *Config, n int64) { c.SessionlessCnxnTimeout = ms(n) }, 1, 1<<31-1),
@@ -59,7 +60,7 @@ var sysPropKeys = map[string]bool{
 	"4lw.commands.whitelist": true, "extendedTypesEnabled": true,
 	"DigestAuthenticationProvider.superDigest": true, "admin.enableServer": true,
 	"admin.serverAddress": true, "admin.serverPort": true, "admin.commandURL": true,
-	"snapCount": true, "forceSync": true, "nio.sessionlessCnxnTimeout": true,
+	"snapCount": true, "snapSizeLimitInKb": true, "forceSync": true, "nio.sessionlessCnxnTimeout": true,
 }
 
 // ignoredChecks holds recognised keys that zkraft ignores but whose values
@@ -267,6 +268,24 @@ func setSnapCount(c *Config, v string) error {
 		return fmt.Errorf("%q is out of range", v)
 	}
 	c.SnapCount = int(max(n, 2))
+	return nil
+}
+
+// setSnapSizeLimit stores zookeeper.snapSizeLimitInKb (kibibytes) in
+// bytes; zero or a negative value turns the size limit off, as in
+// ZooKeeper.
+func setSnapSizeLimit(c *Config, v string) error {
+	n, err := parseDecoded(v)
+	if err != nil {
+		return err
+	}
+	if n > 1<<53 || n < -1<<53 {
+		return fmt.Errorf("%q is out of range", v)
+	}
+	c.SnapSizeLimit = n * 1024
+	if n <= 0 {
+		c.SnapSizeLimit = -1
+	}
 	return nil
 }
 

@@ -98,6 +98,10 @@ func TestParseConfigKeys(t *testing.T) {
 		{"admin.commandURL=/cmd", func(t *testing.T, c Config) { require.Equal(t, "/cmd", c.AdminCommandURL) }},
 		{"snapCount=5000", func(t *testing.T, c Config) { require.Equal(t, 5000, c.SnapCount) }},
 		{"zookeeper.snapCount=1", func(t *testing.T, c Config) { require.Equal(t, 2, c.SnapCount) }},
+		{"snapSizeLimitInKb=1024", func(t *testing.T, c Config) { require.Equal(t, int64(1<<20), c.SnapSizeLimit) }},
+		{"zookeeper.snapSizeLimitInKb=0", func(t *testing.T, c Config) { require.Equal(t, int64(-1), c.SnapSizeLimit) }},
+		{"snapSizeLimitInKb=-5", func(t *testing.T, c Config) { require.Equal(t, int64(-1), c.SnapSizeLimit) }},
+		{"tickTime=2000", func(t *testing.T, c Config) { require.Zero(t, c.SnapSizeLimit, "unset: follows the snapshot's size") }},
 		{"localSessionsEnabled=true", func(t *testing.T, c Config) {
 			require.True(t, c.LocalSessionsEnabled)
 			require.False(t, c.LocalSessionsUpgradingEnabled, "ZooKeeper 3.8's default: no upgrade")

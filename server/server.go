@@ -200,6 +200,7 @@ func (s *Server) Start(ctx context.Context) error {
 			Faults:         s.diskFaults,
 		},
 		SnapshotThreshold: s.cfg.SnapCount,
+		SnapshotBytes:     s.cfg.SnapSizeLimit,
 		Network:           s.network,
 		MembershipTime:    s.clock.Now().UnixMilli(),
 		MembershipVersion: s.cfg.MembershipVersion,
