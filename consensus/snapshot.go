@@ -55,9 +55,10 @@ const (
 // Cost: Snapshot holds the lock for the session table's encoding only.
 // Persist takes the read lock for short steps (about a thousand znodes
 // each, or a copy of one wide node's child table), so an apply waits at
-// most one step. The encoding goes into fixed-size chunks rather than one
-// growing buffer, so it costs its own size and no more, and Persist
-// releases each chunk once it is written.
+// most one step. Persist streams the encoding to the file as it walks the
+// view, so a snapshot holds no copy of the tree's encoding (a backup,
+// which lives in memory until read, keeps its encoding in fixed-size
+// chunks: backup.go).
 func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -234,24 +235,21 @@ type snapshot struct {
 	sized func(int64)
 }
 
-// Persist implements raft.FSMSnapshot: it encodes the tree's view, then
-// writes the header and the state, chunk by chunk, each released once
-// written. The sink is written with no lock held.
+// Persist implements raft.FSMSnapshot. The header carries the state's
+// length, so the view is walked twice: once to count the bytes of its
+// encoding, then again to write them to the sink as they are encoded. The
+// view is frozen, so both walks encode the same bytes (checked). The
+// snapshot thus never holds its whole encoding in memory: a snapshot of a
+// tree of gigabytes used to hold a copy of it, which at 10M znodes was a
+// large part of the server's peak RSS; the price is the second walk's
+// encoding CPU. The sink is written with no lock held.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 	if s.took != nil {
 		defer s.took.ObserveSince(time.Now())
 	}
-	err := s.encode()
-	if err == nil {
-		var head [headerLen]byte
-		binary.BigEndian.PutUint32(head[:4], uint32(snapshotMagic))
-		binary.BigEndian.PutUint32(head[4:8], uint32(snapshotFormat))
-		binary.BigEndian.PutUint64(head[8:], uint64(s.state.size))
-		_, err = sink.Write(head[:])
-	}
-	if err == nil {
-		err = s.state.drainTo(sink)
-	}
+	size, err := s.stream(sink)
+	s.closeView()
+	s.state.reset()
 	if err != nil {
 		sink.Cancel()
 		return err
@@ -260,9 +258,57 @@ func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 		return err
 	}
 	if s.sized != nil {
-		s.sized(headerLen + s.state.size)
+		s.sized(headerLen + size)
 	}
 	return nil
+}
+
+// stream writes the header, the sessions, the view and the tail to w and
+// returns the length after the header.
+func (s *snapshot) stream(w io.Writer) (int64, error) {
+	if s.view == nil {
+		return 0, errors.New("consensus: snapshot already persisted or released")
+	}
+	var count byteCounter
+	if err := s.view.WriteTo(&count, s.lock); err != nil {
+		return 0, err
+	}
+	size := s.state.size + count.n + int64(len(s.tail))
+	head := snapshotHeader(snapshotFormat, size)
+	if _, err := w.Write(head[:]); err != nil {
+		return 0, err
+	}
+	if err := s.state.drainTo(w); err != nil {
+		return 0, err
+	}
+	view := byteCounter{w: w}
+	if err := s.view.WriteTo(&view, s.lock); err != nil {
+		return 0, err
+	}
+	if view.n != count.n {
+		return 0, fmt.Errorf("consensus: snapshot view encoded %d bytes, then %d", count.n, view.n)
+	}
+	if _, err := w.Write(s.tail); err != nil {
+		return 0, err
+	}
+	return size, nil
+}
+
+// byteCounter counts the bytes written through it to w (none: only
+// counted).
+type byteCounter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *byteCounter) Write(p []byte) (int, error) {
+	if c.w == nil {
+		c.n += int64(len(p))
+		return len(p), nil
+	}
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
 }
 
 // encode writes the view and the tail after the sessions, then closes the
