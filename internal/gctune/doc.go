@@ -28,7 +28,8 @@
 // MaxPercent, and halves it back towards Percent once the share is below
 // a quarter of that (NextRoom). An idle server returns to the small room
 // at its next collection, and the runtime's scavenger hands the memory
-// back. The runtime's 4 MiB minimum goal scales with GOGC, so for a
+// back. A GOMEMLIMIT in the environment still bounds the heap: the
+// runtime collects early to stay under it whatever GOGC says. The runtime's 4 MiB minimum goal scales with GOGC, so for a
 // small heap GOGC is capped where that minimum equals live + MinHeadroom
 // (PercentFor). A process started with GOGC in its environment keeps that
 // setting: the tuner does not start.
