@@ -73,3 +73,30 @@ func TestBrokenLinkToLiveLeaderCausesNoElection(t *testing.T) {
 	require.True(t, nodes[leader].IsLeader())
 	require.Equal(t, term, nodes[leader].raft.CurrentTerm(), "an election happened")
 }
+
+// Servers that start together elect a leader within the lease-length
+// timeouts, not after Raft's heartbeat timeout: with a one-minute election
+// timeout, an ensemble started from nothing has a leader well before the
+// first minute is out (without lookAtStart none could stand before it).
+func TestStartingEnsembleElectsBeforeTheHeartbeatTimeout(t *testing.T) {
+	nodes, _ := startEnsembleWith(t, 3, func(c *Config) { c.ElectionTimeout, c.leaseTimeout = time.Minute, 500*time.Millisecond })
+	for i, n := range nodes {
+		if !n.HasLeader() {
+			require.Eventually(t, func() bool { return n.timeouts.suspecting() || n.HasLeader() }, 10*time.Second, time.Millisecond,
+				"server %d kept Raft's one-minute timeouts at start", i+1)
+		}
+	}
+	require.Eventually(t, func() bool {
+		for _, n := range nodes {
+			if !n.HasLeader() {
+				return false
+			}
+		}
+		return leaderOf(nodes) >= 0
+	}, 30*time.Second, 5*time.Millisecond, "no leader within half the heartbeat timeout")
+	for i, n := range nodes {
+		require.Eventually(t, func() bool { return !n.timeouts.suspecting() }, 10*time.Second, 5*time.Millisecond,
+			"server %d kept the short timeouts with a leader known", i+1)
+		require.Equal(t, time.Minute, n.raft.ReloadableConfig().HeartbeatTimeout, "server %d", i+1)
+	}
+}
