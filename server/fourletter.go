@@ -142,7 +142,10 @@ func (s *Server) port() int {
 	return s.cfg.ClientPort
 }
 
-// sessionConns are the connections with an established session, sorted by address.
+// sessionConns are the connections with an established session, sorted by
+// address, for the listings shown in that order (cons). It formats every
+// remote address to sort them (tens of ms at 20,000 connections): to count
+// them, use sessionConnCount.
 func (s *Server) sessionConns() []*conn {
 	var out []*conn
 	for _, c := range s.connections() {
@@ -263,8 +266,10 @@ func (s *Server) writeDump(w io.Writer) {
 	}
 	io.WriteString(w, "Connections dump:\nConnections ")
 	conns := make(map[int64]time.Time)
-	for _, c := range s.sessionConns() {
-		conns[c.sessionID()] = s.clock.Now().Add(time.Duration(c.timeout.Load()) * time.Millisecond)
+	for _, c := range s.connections() { // writeExpirySets orders them: no sorted listing
+		if id := c.sessionID(); id != 0 {
+			conns[id] = s.clock.Now().Add(time.Duration(c.timeout.Load()) * time.Millisecond)
+		}
 	}
 	writeExpirySets(w, conns)
 }

@@ -58,7 +58,7 @@ func (s *Server) MonitorGauges() []MonitorRow {
 		{"min_latency", min},
 		{"packets_received", s.stats.packetsIn.Load()},
 		{"packets_sent", s.stats.packetsOut.Load()},
-		{"num_alive_connections", len(s.sessionConns())},
+		{"num_alive_connections", s.sessionConnCount()},
 		{"outstanding_requests", s.outstanding()},
 		{"uptime", s.clock.Now().Sub(s.started).Milliseconds()},
 		{"znode_count", nodes},

@@ -83,7 +83,7 @@ func (s *Server) Status() NodeStatus {
 	st := NodeStatus{
 		ID: s.cfg.ServerID, Role: s.mode(), LeaderID: s.LeaderID(),
 		Epoch: rep.Term, LastLogIndex: rep.LastLogIndex, CommitIndex: rep.CommitIndex, AppliedIndex: rep.AppliedIndex,
-		LastZxid: zxid, ClientAddr: s.clientAddr(), Connections: len(s.sessionConns()), Sessions: sessions,
+		LastZxid: zxid, ClientAddr: s.clientAddr(), Connections: s.sessionConnCount(), Sessions: sessions,
 		Watches: s.watches.count(), Znodes: nodes, Outstanding: s.outstanding(),
 		PacketsReceived: s.stats.packetsIn.Load(), PacketsSent: s.stats.packetsOut.Load(),
 		Latency:  LatencyFigures{Min: min, Avg: avg, Max: max},

@@ -99,7 +99,7 @@ func (s *Server) ServerStats() ServerStats {
 	return ServerStats{
 		PacketsReceived: s.stats.packetsIn.Load(), PacketsSent: s.stats.packetsOut.Load(),
 		MinLatency: min, AvgLatency: avg, MaxLatency: max,
-		Outstanding: s.outstanding(), Connections: len(s.sessionConns()),
+		Outstanding: s.outstanding(), Connections: s.sessionConnCount(),
 		LastZxid: zxid, NodeCount: nodes,
 		Uptime:      s.clock.Now().Sub(s.started),
 		DataDirSize: data, LogDirSize: log,
