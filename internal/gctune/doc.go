@@ -14,7 +14,10 @@
 //
 // so a small heap gets a fixed allowance for garbage (fewer cycles than
 // the default) and a large one a fraction of its size (less memory than
-// the default).
+// the default). The runtime's 4 MiB minimum goal scales with GOGC, so for a
+// small heap GOGC is capped where that minimum equals live + MinHeadroom
+// (PercentFor). A process started with GOGC in its environment keeps that
+// setting: the tuner does not start.
 //
 // A small fraction costs CPU where the live heap is large and the
 // allocation rate high: every cycle marks the whole live heap again, and
@@ -26,13 +29,11 @@
 // × the time between them; marking on idle Ps is not counted) and
 // doubles the fraction while the share is above MaxGCShare, up to
 // MaxPercent, and halves it back towards Percent once the share is below
-// a quarter of that (NextRoom). An idle server returns to the small room
-// at its next collection, and the runtime's scavenger hands the memory
-// back. A GOMEMLIMIT in the environment still bounds the heap: the
-// runtime collects early to stay under it whatever GOGC says. The runtime's 4 MiB minimum goal scales with GOGC, so for a
-// small heap GOGC is capped where that minimum equals live + MinHeadroom
-// (PercentFor). A process started with GOGC in its environment keeps that
-// setting: the tuner does not start.
+// a quarter of that (NextRoom). An idle server halves its room at each
+// of its next collections (the runtime's periodic one included) until it
+// is back at Percent, and the runtime's scavenger hands the memory back.
+// A GOMEMLIMIT in the environment still bounds the heap: the runtime
+// collects early to stay under it whatever GOGC says.
 //
 // The tuner learns of each collection from a finalizer on an object it
 // drops and re-creates every cycle, reads /gc/heap/live:bytes from

@@ -113,14 +113,6 @@ func (t *Tuner) arm() {
 	})
 }
 
-// Room returns the room for garbage, in percent of the live heap, that
-// the tuner currently gives (Percent, or more while the collector is busy).
-func (t *Tuner) Room() int {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.room
-}
-
 // adjust sets GOGC from the live heap of the last collection, and the
 // room from the collector's share of the CPU since the one before.
 func (t *Tuner) adjust() {
