@@ -82,8 +82,15 @@ func (t *timeouts) suspectLeader(leader raft.ServerID) {
 		return
 	}
 	wait := t.quick + t.stagger(leader) - time.Since(t.r.LastContact())
+	t.armLocked(max(wait, 0))
+}
+
+// armLocked starts a suspicion: the timeouts shorten after wait, and
+// return to normal after one normal election timeout unless a leader is
+// known before (settled). The caller holds mu.
+func (t *timeouts) armLocked(wait time.Duration) {
 	t.timers = []*time.Timer{
-		time.AfterFunc(max(wait, 0), t.shorten),
+		time.AfterFunc(wait, t.shorten),
 		time.AfterFunc(t.base.ElectionTimeout, t.settled),
 	}
 }
@@ -104,10 +111,7 @@ func (t *timeouts) lookAtStart() {
 	if len(t.timers) > 0 {
 		return
 	}
-	t.timers = []*time.Timer{
-		time.AfterFunc(t.stagger(""), t.shorten),
-		time.AfterFunc(t.base.ElectionTimeout, t.settled),
-	}
+	t.armLocked(t.stagger(""))
 }
 
 // stagger spaces the suspecting followers' elections apart, by the rank of
