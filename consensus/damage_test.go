@@ -425,3 +425,50 @@ func TestDamageWhileRunningCallsOnDamage(t *testing.T) {
 		t.Fatal("OnDamage was not called")
 	}
 }
+
+// TestCompactedLogWithoutItsSnapshotRefuses: once a snapshot has let Raft
+// compact the log, the log alone no longer holds the tree. With the
+// snapshot gone (or only an older one left) the start refuses with the
+// damage; before the check hashicorp/raft panicked in NewRaft reading an
+// entry that was compacted away.
+func TestCompactedLogWithoutItsSnapshotRefuses(t *testing.T) {
+	for _, keepOlder := range []bool{false, true} {
+		t.Run(fmt.Sprintf("older snapshot kept %v", keepOlder), func(t *testing.T) {
+			dir := t.TempDir()
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, trailingLogs: 2,
+				Storage: Storage{DataDir: dir, SnapshotRetain: 2}})
+			require.NoError(t, err)
+			propose(t, n, &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
+			create := func(from, to int) {
+				for i := from; i < to; i++ {
+					a := propose(t, n, txnCmd(wire.OpCreate, &wire.CreateRequest{Path: fmt.Sprintf("/n%d", i), Data: payload(i), ACL: wire.OpenACLUnsafe}))
+					require.NoError(t, a.Result.Err)
+				}
+			}
+			create(0, 10)
+			require.NoError(t, n.Snapshot())
+			create(10, 40)
+			require.NoError(t, n.Snapshot())
+			first, err := n.stores.logs.FirstIndex()
+			require.NoError(t, err)
+			require.Greater(t, first, uint64(20), "the log was compacted past the first snapshot")
+			require.NoError(t, n.Close())
+
+			snaps, err := filepath.Glob(filepath.Join(dir, snapshotDirName, "snapshots", "*"))
+			require.NoError(t, err)
+			require.Len(t, snaps, 2)
+			sort.Strings(snaps) // names start with the term and index: oldest first
+			gone := snaps
+			if keepOlder {
+				gone = snaps[1:]
+			}
+			for _, s := range gone {
+				require.NoError(t, os.RemoveAll(s))
+			}
+			msg := requireRefused(t, dir, false, filepath.Join(dir, snapshotDirName))
+			require.Contains(t, msg, fmt.Sprintf("starts at entry %d", first))
+		})
+	}
+}

@@ -150,6 +150,10 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		st.close()
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
+	if err := st.checkLogMeetsSnapshot(snapDir); err != nil {
+		st.close()
+		return nil, err
+	}
 	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, true, logger, log) }
 	st = guardStores(st, logDir, reopen, s.Faults, standalone)
 	if err := st.overlapAppends(log); err != nil {
@@ -306,4 +310,35 @@ func (st *stores) dropLogBehindSnapshot(log *slog.Logger) error {
 			"log_first", first, "log_last", last, "snapshot_index", metas[0].Index)
 	}
 	return st.logs.DeleteRange(first, last)
+}
+
+// checkLogMeetsSnapshot refuses a log whose first entry comes after the
+// newest snapshot's index plus one: the entries in between are in no file.
+// That is what a compacted log looks like once its snapshots were deleted
+// or lost. Raft would restore nothing (or an old snapshot) and then panic
+// reading the missing entries; the server stops with the damage instead.
+func (st *stores) checkLogMeetsSnapshot(snapDir string) error {
+	last, err := st.logs.LastIndex()
+	if err != nil || last == 0 {
+		return err
+	}
+	first, err := st.logs.FirstIndex()
+	if err != nil || first <= 1 {
+		return err
+	}
+	metas, err := st.snaps.List()
+	if err != nil {
+		return err
+	}
+	var snapIndex uint64
+	if len(metas) > 0 {
+		snapIndex = metas[0].Index
+	}
+	if snapIndex+1 >= first {
+		return nil
+	}
+	if len(metas) == 0 {
+		return damaged(snapDir, -1, first-1, "no snapshot, but the Raft log starts at entry %d: the entries before it were compacted into snapshots that are gone", first)
+	}
+	return damaged(snapDir, -1, snapIndex+1, "the newest snapshot ends at entry %d, but the Raft log starts at entry %d: the entries between are in no file (newer snapshots were deleted?)", snapIndex, first)
 }
