@@ -413,7 +413,34 @@ func (o *output) flush() {
 // writer that ends it removes the connection from the server's tables.
 func (c *conn) writeLoop() {
 	defer c.srv.wg.Done()
-	if c.writeUntilIdle() {
+	c.endWriter(c.writeUntilIdle(false))
+}
+
+// writePooled is the writer's role taken by a fan-out worker (fanout.go):
+// it writes the queued events and hands the connection to a writer
+// goroutine once it has a request to complete or is ending.
+func (c *conn) writePooled() {
+	res := c.writeUntilIdle(true)
+	if res == writerHandOver {
+		go c.writeLoop() // takes over the role and its wait-group count
+		return
+	}
+	defer c.srv.wg.Done()
+	c.endWriter(res)
+}
+
+// writerResult is how a writer's run ended.
+type writerResult int
+
+const (
+	writerIdle     writerResult = iota // nothing left: the role is given up
+	writerEnded                        // the connection ends
+	writerHandOver                     // pooled: a goroutine must go on
+)
+
+// endWriter closes the connection after the final writer.
+func (c *conn) endWriter(res writerResult) {
+	if res != writerEnded {
 		return
 	}
 	c.finishQueue()
@@ -421,22 +448,27 @@ func (c *conn) writeLoop() {
 	c.srv.forget(c)
 }
 
-// writeUntilIdle writes until the queue is empty (true) or the connection
-// ends (false).
-func (c *conn) writeUntilIdle() (idle bool) {
+// writeUntilIdle writes until the queue is empty (writerIdle) or the
+// connection ends (writerEnded). A pooled writer never waits: it returns
+// writerHandOver instead of completing a request or ending the
+// connection, and the output it buffered stays for the next writer.
+func (c *conn) writeUntilIdle(pooled bool) (res writerResult) {
 	defer func() {
 		if v := recover(); v != nil {
 			c.logPanic("writer", v)
-			idle = false
+			res = writerEnded
 		}
 	}()
 	flushed := false // output flushed since the last step: an empty queue ends this writer
 	for !c.isClosed() {
-		st, p := c.next(flushed)
+		st, p := c.next(flushed, !pooled)
+		if pooled && (st == stepRequest || st == stepEnd) {
+			return writerHandOver
+		}
 		switch st {
 		case stepRequest:
 			if !c.writeCompleted(p) {
-				return false
+				return writerEnded
 			}
 		case stepEvents:
 			c.out.mu.Lock()
@@ -447,18 +479,18 @@ func (c *conn) writeUntilIdle() (idle bool) {
 			c.out.flush()
 			c.out.mu.Unlock()
 			c.out.back.drain(c.srv.cfg.sessionlessTimeout())
-			return false
+			return writerEnded
 		case stepIdle:
 			if flushed {
-				return true // next has marked the writer as gone
+				return writerIdle // next has marked the writer as gone
 			}
 			if !c.flush() {
-				return false
+				return writerEnded
 			}
 		}
 		flushed = st == stepIdle
 	}
-	return false
+	return writerEnded
 }
 
 // writeCompleted waits for p's reply and writes it; false ends the writer.

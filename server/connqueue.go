@@ -67,11 +67,19 @@ func (c *conn) endQueue() {
 	c.startWriterLocked()
 }
 
-// wakeWriter starts a writer for newly queued watch events.
+// wakeWriter has newly queued watch events written: unless a writer
+// runs, a fan-out worker takes the writer's role (fanout.go).
 func (c *conn) wakeWriter() {
-	c.q.mu.Lock()
-	defer c.q.mu.Unlock()
-	c.startWriterLocked()
+	q := &c.q
+	q.mu.Lock()
+	if q.running || q.done {
+		q.mu.Unlock()
+		return
+	}
+	q.running = true
+	c.srv.wg.Add(1)
+	q.mu.Unlock()
+	c.srv.fanout.add(c)
 }
 
 // startWriterLocked starts a writer unless one runs or the final one has.
@@ -89,12 +97,16 @@ func (c *conn) startWriterLocked() {
 
 // next returns the writer's next step. With idleOK, an empty queue ends
 // this writer (stepIdle); else it is reported as stepIdle without ending
-// it, so that the writer can flush first.
-func (c *conn) next(idleOK bool) (step, *pending) {
+// it, so that the writer can flush first. Without pop, a queued request is
+// reported (stepRequest) but left in the queue, with a nil *pending.
+func (c *conn) next(idleOK, pop bool) (step, *pending) {
 	q := &c.q
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	if q.head < len(q.items) {
+		if !pop {
+			return stepRequest, nil
+		}
 		p := q.items[q.head]
 		q.items[q.head] = nil
 		q.head++

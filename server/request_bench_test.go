@@ -65,7 +65,7 @@ type rawClient struct {
 	xid int32
 }
 
-func dialRaw(b *testing.B, addr string) *rawClient {
+func dialRaw(b testing.TB, addr string) *rawClient {
 	nc, err := net.Dial("tcp", addr)
 	if err != nil {
 		b.Fatal(err)
@@ -91,7 +91,7 @@ func (c *rawClient) send(op wire.Op, req wire.Record) {
 	c.out = wire.AppendFrame(c.out, &wire.RequestHeader{Xid: c.xid, Type: op}, req)
 }
 
-func (c *rawClient) flush(b *testing.B) {
+func (c *rawClient) flush(b testing.TB) {
 	if _, err := c.nc.Write(c.out); err != nil {
 		b.Fatal(err)
 	}
@@ -99,7 +99,7 @@ func (c *rawClient) flush(b *testing.B) {
 }
 
 // receive reads one reply and fails on an error code.
-func (c *rawClient) receive(b *testing.B) {
+func (c *rawClient) receive(b testing.TB) {
 	frame, err := wire.ReadFrame(c.br, 1<<20, c.in)
 	if err != nil {
 		b.Fatal(err)
@@ -113,7 +113,7 @@ func (c *rawClient) receive(b *testing.B) {
 	}
 }
 
-func (c *rawClient) call(b *testing.B, op wire.Op, req wire.Record) {
+func (c *rawClient) call(b testing.TB, op wire.Op, req wire.Record) {
 	c.send(op, req)
 	c.flush(b)
 	c.receive(b)

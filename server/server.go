@@ -54,6 +54,7 @@ type Server struct {
 	node    *consensus.Node
 	ln      net.Listener
 	watches *watchManager
+	fanout  fanout // connections whose events wait for a fan-out worker
 	duties  duties
 	touched touchedSet
 	ids     *session.IDGenerator
