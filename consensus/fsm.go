@@ -178,7 +178,7 @@ func (f *fsm) ApplyBatch(logs []*raft.Log) []interface{} {
 	if len(logs) > 0 {
 		f.appliedIndex.Store(logs[len(logs)-1].Index)
 		if f.snaps != nil {
-			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index, logBytes(logs))
+			f.snaps.applied(logs[0].Index, logs[len(logs)-1].Index, logs[len(logs)-1].Term, logBytes(logs))
 		}
 		if f.onCommit != nil {
 			last := logs[len(logs)-1]

@@ -233,6 +233,11 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			<-ready                   // n.raft is set
 			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
 		})
+		if err := n.fsm.snaps.replayFrom(st.logs); err != nil {
+			n.closeStores()
+			n.discardFresh()
+			return nil, fmt.Errorf("consensus: start: %w", err)
+		}
 	}
 	conf, err := n.setupTransport(cfg, rc)
 	if err == nil {

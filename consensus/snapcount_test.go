@@ -92,3 +92,82 @@ func TestSnapCounterByteLimit(t *testing.T) {
 	require.LessOrEqual(t, fixed.byteLimit(), uint64(1<<20))
 	require.Greater(t, fixed.byteLimit(), uint64(1<<19), "drawn in (limit/2, limit]")
 }
+
+// TestSnapCounterWaitsForReplay: a snapshot that comes due while the FSM
+// replays the log found at start is asked for by the batch that ends the
+// replay (its last entry, or an entry of a later term), not in the middle.
+func TestSnapCounterWaitsForReplay(t *testing.T) {
+	takes := 0
+	c := newSnapCounter(10, -1, func() { takes++ })
+	c.roll = 10
+	c.replayUntil(100, 2)
+	for i := uint64(1); i < 100; i += 9 {
+		c.applied(i, min(i+8, 99), 2, 1)
+		c.wait()
+	}
+	require.Zero(t, takes, "snapshots asked for while replaying the log up to 100")
+	c.applied(100, 100, 2, 1)
+	c.wait()
+	require.Equal(t, 1, takes, "the batch that ends the replay asks for the due snapshot")
+
+	// The old log's tail beyond a new leader's first entry was never
+	// committed: the new term's entry ends the replay.
+	takes = 0
+	c = newSnapCounter(10, -1, func() { takes++ })
+	c.roll = 10
+	c.replayUntil(100, 2)
+	c.applied(1, 49, 2, 1)
+	c.wait()
+	require.Zero(t, takes)
+	c.applied(50, 50, 3, 1)
+	c.wait()
+	require.Equal(t, 1, takes, "an entry of a later term ends the replay")
+	c.taken(50)
+	c.applied(51, 61, 3, 1)
+	c.wait()
+	require.Equal(t, 2, takes, "after the replay snapshots follow snapCount again")
+}
+
+// TestRestartSnapshotsAfterReplay: a durable ensemble member restarted
+// with a log of many entries behind its last snapshot takes no snapshot
+// of a half-replayed tree: its first snapshot after the restart covers
+// the whole log it found. (A one-member ensemble: its Start returns
+// before the election, as an ensemble member's does, and the replay
+// comes after it.)
+func TestRestartSnapshotsAfterReplay(t *testing.T) {
+	const entries = 5000
+	peers := []Peer{{ID: 1, RaftAddr: freeAddr(t), ForwardAddr: freeAddr(t)}}
+	storage := Storage{DataDir: t.TempDir(), NoSync: true}
+	start := func(snapCount int) *Node {
+		n, err := Start(context.Background(), Config{ServerID: 1, Peers: peers, Storage: storage, SnapshotThreshold: snapCount, SnapshotBytes: -1})
+		require.NoError(t, err)
+		require.Eventually(t, n.HasLeader, 10*time.Second, 5*time.Millisecond)
+		return n
+	}
+	n := start(100000)
+	propose(t, n, &Command{Kind: KindCreateSession, Session: memSession, Timeout: 30000, Time: 1})
+	futures := make([]*Future, entries)
+	for i := range futures {
+		futures[i] = n.ProposeAsync(createCmd(fmt.Sprintf("/n%d", i)))
+	}
+	for _, f := range futures {
+		waitCreated(t, f)
+	}
+	require.Equal(t, "0", n.Stats()["last_snapshot_index"])
+	logLast, err := strconv.ParseUint(n.Stats()["last_log_index"], 10, 64)
+	require.NoError(t, err)
+	require.NoError(t, n.Close())
+
+	// snapCount 40: without waiting for the replay, the replay of the
+	// 5000 entries asks for a snapshot after at most 40 of them.
+	n = start(40)
+	t.Cleanup(func() { n.Close() })
+	deadline := time.Now().Add(10 * time.Second)
+	var snap uint64
+	for snap == 0 {
+		require.True(t, time.Now().Before(deadline), "no snapshot after the replay")
+		time.Sleep(5 * time.Millisecond) // poll interval of the condition above
+		snap, _ = strconv.ParseUint(n.Stats()["last_snapshot_index"], 10, 64)
+	}
+	require.GreaterOrEqual(t, snap, logLast, "the first snapshot after the restart is of a half-replayed log")
+}
