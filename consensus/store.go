@@ -187,13 +187,22 @@ func openDurableLog(logDir string, noSync, afterFull bool, logger hclog.Logger, 
 }
 
 // openBolt opens a raft-boltdb log and checks every entry in it.
+//
+// The free page list is kept in memory only (NoFreelistSync, rebuilt from
+// the live pages at open) and as a map (FreelistMapType). A Raft log frees
+// every page of the entries a snapshot compacts away, and bbolt by default
+// merges, sorts and rewrites its whole free list at each commit: with the
+// pages of a 1M-znode fill freed, that was 2.7 MB of garbage per write on
+// a 3-server ensemble, and the collector it drove took most of the
+// leader's CPU (docs/scale.md).
 func openBolt(path string, noSync bool) (st *stores, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = damaged(path, -1, 0, "bolt database unreadable: %v", p)
 		}
 	}()
-	bolt, err := raftboltdb.New(raftboltdb.Options{Path: path, NoSync: noSync, BoltOptions: &bbolt.Options{Timeout: time.Second, NoSync: noSync}})
+	bolt, err := raftboltdb.New(raftboltdb.Options{Path: path, NoSync: noSync, BoltOptions: &bbolt.Options{
+		Timeout: time.Second, NoSync: noSync, NoFreelistSync: true, FreelistType: bbolt.FreelistMapType}})
 	if err != nil {
 		return nil, damaged(path, -1, 0, "cannot open: %v", err)
 	}
