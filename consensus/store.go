@@ -192,7 +192,7 @@ func openDurableLog(logDir string, noSync, afterFull bool, logger hclog.Logger, 
 // the live pages at open) and as a map (FreelistMapType). A Raft log frees
 // every page of the entries a snapshot compacts away, and bbolt by default
 // merges, sorts and rewrites its whole free list at each commit: with the
-// pages of a 1M-znode fill freed, that was 2.7 MB of garbage per write on
+// pages of a 1M-znode fill freed, that was about 320 KB of garbage per write on
 // a 3-server ensemble, and the collector it drove took most of the
 // leader's CPU (docs/scale.md).
 func openBolt(path string, noSync bool) (st *stores, err error) {
