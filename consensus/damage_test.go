@@ -29,15 +29,17 @@ func smallSegments(t *testing.T) {
 	t.Cleanup(func() { walSegmentSize = old })
 }
 
-// tryStart starts a standalone node on dir, logging into logs.
-func tryStart(dir string, noSync bool, logs *bytes.Buffer) (*Node, error) {
+// tryStart starts a standalone node on dir, logging into logs. With bolt,
+// a new log is a raft-boltdb one without syncing (what forceSync=no made
+// before raft-wal could skip its fsync).
+func tryStart(dir string, bolt bool, logs *bytes.Buffer) (*Node, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var log *slog.Logger
 	if logs != nil {
 		log = slog.New(slog.NewTextHandler(logs, nil))
 	}
-	return Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Logger: log, Storage: Storage{DataDir: dir, NoSync: noSync}})
+	return Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Logger: log, Storage: Storage{DataDir: dir, NoSync: bolt, Bolt: bolt}})
 }
 
 // payload is the data of /n<i>, easy to find in a file.

@@ -14,13 +14,13 @@ import (
 )
 
 // startFaulty starts a durable standalone node whose log disk a test can
-// make look full.
+// make look full; with noSync its log is raft-boltdb without syncing.
 func startFaulty(t *testing.T, noSync bool) (*Node, *DiskFaults) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	f := &DiskFaults{}
-	n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Storage: Storage{DataDir: t.TempDir(), NoSync: noSync, Faults: f}})
+	n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Storage: Storage{DataDir: t.TempDir(), NoSync: noSync, Bolt: noSync, Faults: f}})
 	require.NoError(t, err)
 	return n, f
 }

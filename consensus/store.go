@@ -26,6 +26,10 @@ type Storage struct {
 	LogDir string
 	// NoSync skips the fsync after each log append (forceSync=no).
 	NoSync bool
+	// Bolt makes a new log in raft-boltdb instead of raft-wal. zkserver
+	// never sets it; tests do, for the logs that forceSync=no made in
+	// that format before (an existing log always keeps its format).
+	Bolt bool
 	// SnapshotRetain is how many snapshots to keep (at least 1).
 	SnapshotRetain int
 	// Faults, when set, lets a test make the log disk look full.
@@ -137,7 +141,7 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		return nil, damaged(logDir, -1, 0, "the Raft log is missing (neither %s nor %s) while %s holds snapshots; if dataLogDir changed, set it back",
 			walDirName, logFileName, snapDir)
 	}
-	st, err := openDurableLog(logDir, s.NoSync, false, logger, log)
+	st, err := openDurableLog(logDir, s, false, logger, log)
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
@@ -154,7 +158,7 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		st.close()
 		return nil, err
 	}
-	reopen := func() (*stores, error) { return openDurableLog(logDir, s.NoSync, true, logger, log) }
+	reopen := func() (*stores, error) { return openDurableLog(logDir, s, true, logger, log) }
 	st = guardStores(st, logDir, reopen, s.Faults, standalone)
 	if err := st.overlapAppends(log); err != nil {
 		st.close()
@@ -167,23 +171,24 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 // already there keeps its format. A new one is a write-ahead log of
 // segment files (hashicorp/raft-wal), which makes each batch of entries
 // durable with one fsync (raft-boltdb's B+tree commit takes two, and its
-// page writes), unless forceSync=no asked for no syncing: raft-wal always
-// syncs, so that case uses raft-boltdb with syncing off. Either way the
-// log Raft sees checksums every entry (sumLog).
+// page writes), or with none under forceSync=no (walnosync.go). A
+// raft-boltdb log is made only where s.Bolt asks for it; logs made with
+// forceSync=no before raft-wal could skip its fsync are in that format.
+// Either way the log Raft sees checksums every entry (sumLog).
 //
 // afterFull says it is reopened after a full disk (see checkWAL).
-func openDurableLog(logDir string, noSync, afterFull bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
+func openDurableLog(logDir string, s Storage, afterFull bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	boltPath, walDir := filepath.Join(logDir, logFileName), filepath.Join(logDir, walDirName)
-	useBolt := noSync
+	useBolt := s.Bolt
 	if exists(boltPath) {
 		useBolt = true
 	} else if exists(walDir) {
 		useBolt = false
 	}
 	if useBolt {
-		return openBolt(boltPath, noSync)
+		return openBolt(boltPath, s.NoSync)
 	}
-	return openWAL(walDir, afterFull, logger, log)
+	return openWAL(walDir, s.NoSync, afterFull, logger, log)
 }
 
 // openBolt opens a raft-boltdb log and checks every entry in it.
@@ -219,7 +224,7 @@ func openBolt(path string, noSync bool) (st *stores, err error) {
 
 // openWAL checks the segment files in dir, truncating a torn tail, and
 // opens them with raft-wal.
-func openWAL(dir string, afterFull bool, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
+func openWAL(dir string, noSync, afterFull bool, logger hclog.Logger, log *slog.Logger) (st *stores, err error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
@@ -242,7 +247,8 @@ func openWAL(dir string, afterFull bool, logger hclog.Logger, log *slog.Logger) 
 			err = damaged(dir, -1, 0, "raft-wal failed to open the log: %v", p)
 		}
 	}()
-	w, err := wal.Open(dir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta), wal.WithSegmentSize(walSegmentSize))
+	w, err := wal.Open(dir, wal.WithLogger(logger.Named("wal")), wal.WithMetaStore(meta), wal.WithSegmentSize(walSegmentSize),
+		wal.WithSegmentFiler(walFiler(dir, noSync)))
 	if err != nil {
 		meta.Close()
 		return nil, damaged(dir, -1, 0, "raft-wal cannot open the log: %v", err)

@@ -2,40 +2,45 @@ package consensus
 
 import (
 	"context"
-	"os"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
+	"github.com/hashicorp/raft-wal/fs"
+	"github.com/hashicorp/raft-wal/types"
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/datatree"
 	"github.com/zkraft/zkraft/wire"
 )
 
-// startDurable starts a standalone node whose log lives in dir.
-func startDurable(t *testing.T, dir string, noSync bool) *Node {
+// startDurable starts a standalone node whose log lives in dir, with s's
+// other settings.
+func startDurable(t *testing.T, dir string, s Storage) *Node {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Storage: Storage{DataDir: dir, NoSync: noSync}})
+	s.DataDir = dir
+	n, err := Start(ctx, Config{ServerID: 1, Tree: datatree.Config{}, Storage: s})
 	require.NoError(t, err)
 	return n
 }
 
-// writeAndRestart proposes a session and a create, closes the node, and
-// checks that a node restarted on dir (with restartNoSync) has both.
-func writeAndRestart(t *testing.T, dir string, noSync, restartNoSync bool) {
+// writeAndRestart proposes a session and a create on a node started with
+// first, closes it, and checks that a node restarted on dir with then has
+// both.
+func writeAndRestart(t *testing.T, dir string, first, then Storage) {
 	t.Helper()
-	n := startDurable(t, dir, noSync)
+	n := startDurable(t, dir, first)
 	propose(t, n, &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
 	a := propose(t, n, txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/kept", Data: []byte("v"), ACL: wire.OpenACLUnsafe}))
 	require.NoError(t, a.Result.Err)
 	require.NoError(t, n.Close())
 
-	n = startDurable(t, dir, restartNoSync)
+	n = startDurable(t, dir, then)
 	defer n.Close()
 	var data []byte
 	var err error
@@ -45,27 +50,84 @@ func writeAndRestart(t *testing.T, dir string, noSync, restartNoSync bool) {
 }
 
 func TestDurableLogFormat(t *testing.T) {
-	t.Run("new log with syncing is a WAL", func(t *testing.T) {
+	synced, unsynced := Storage{}, Storage{NoSync: true}
+	for _, s := range []Storage{synced, unsynced} {
+		t.Run(fmt.Sprintf("new log is a WAL (NoSync %v)", s.NoSync), func(t *testing.T) {
+			dir := t.TempDir()
+			writeAndRestart(t, dir, s, s)
+			require.DirExists(t, filepath.Join(dir, walDirName))
+			require.NoFileExists(t, filepath.Join(dir, logFileName))
+		})
+	}
+	t.Run("a raft-boltdb log keeps its format", func(t *testing.T) {
+		for _, then := range []Storage{synced, unsynced} {
+			dir := t.TempDir()
+			writeAndRestart(t, dir, Storage{NoSync: true, Bolt: true}, then)
+			require.FileExists(t, filepath.Join(dir, logFileName))
+			require.NoDirExists(t, filepath.Join(dir, walDirName))
+		}
+	})
+	t.Run("a WAL keeps its format when asked for raft-boltdb", func(t *testing.T) {
 		dir := t.TempDir()
-		writeAndRestart(t, dir, false, false)
-		require.DirExists(t, filepath.Join(dir, walDirName))
+		writeAndRestart(t, dir, synced, Storage{NoSync: true, Bolt: true})
 		require.NoFileExists(t, filepath.Join(dir, logFileName))
 	})
-	t.Run("new log without syncing is raft-boltdb", func(t *testing.T) {
+}
+
+// TestNoSyncWALDoesNotSync: the files of a WAL opened with NoSync pass
+// writes through and skip Sync.
+func TestNoSyncWALDoesNotSync(t *testing.T) {
+	counted := &syncCountingVFS{VFS: fs.New()}
+	for _, noSync := range []bool{false, true} {
+		var v types.VFS = counted
+		if noSync {
+			v = noSyncVFS{counted}
+		}
 		dir := t.TempDir()
-		writeAndRestart(t, dir, true, true)
-		require.FileExists(t, filepath.Join(dir, logFileName))
-		require.NoDirExists(t, filepath.Join(dir, walDirName))
-	})
-	t.Run("an existing log keeps its format when forceSync changes", func(t *testing.T) {
-		bolt := t.TempDir()
-		writeAndRestart(t, bolt, true, false) // made without sync, reopened with
-		require.NoDirExists(t, filepath.Join(bolt, walDirName))
-		w := t.TempDir()
-		writeAndRestart(t, w, false, true) // made with sync, reopened without
-		_, err := os.Stat(filepath.Join(w, logFileName))
-		require.True(t, os.IsNotExist(err), "no raft-boltdb file beside the WAL")
-	})
+		f, err := v.Create(dir, "seg", 0)
+		require.NoError(t, err)
+		_, err = f.WriteAt([]byte("entry"), 0)
+		require.NoError(t, err)
+		before := counted.syncs
+		require.NoError(t, f.Sync())
+		require.NoError(t, f.Close())
+		if noSync {
+			require.Equal(t, before, counted.syncs, "no sync reaches the file")
+		} else {
+			require.Equal(t, before+1, counted.syncs)
+		}
+		got := make([]byte, 5)
+		r, err := v.OpenReader(dir, "seg")
+		require.NoError(t, err)
+		_, err = r.ReadAt(got, 0)
+		require.NoError(t, err)
+		require.NoError(t, r.Close())
+		require.Equal(t, "entry", string(got))
+	}
+}
+
+// syncCountingVFS counts the Sync calls that reach its files.
+type syncCountingVFS struct {
+	types.VFS
+	syncs int
+}
+
+func (v *syncCountingVFS) Create(dir, name string, size uint64) (types.WritableFile, error) {
+	f, err := v.VFS.Create(dir, name, size)
+	if err != nil {
+		return nil, err
+	}
+	return &syncCountingFile{WritableFile: f, v: v}, nil
+}
+
+type syncCountingFile struct {
+	types.WritableFile
+	v *syncCountingVFS
+}
+
+func (f *syncCountingFile) Sync() error {
+	f.v.syncs++
+	return f.WritableFile.Sync()
 }
 
 // Raft must see that a durable raft-wal log takes no gaps, through every

@@ -17,7 +17,7 @@ import (
 func TestLogOpensAfterItsSuffixWasCleared(t *testing.T) {
 	dir := t.TempDir()
 	open := func() *stores {
-		st, err := openDurableLog(dir, false, false, hclog.NewNullLogger(), nil)
+		st, err := openDurableLog(dir, Storage{}, false, hclog.NewNullLogger(), nil)
 		require.NoError(t, err)
 		return st
 	}

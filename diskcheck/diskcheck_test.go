@@ -20,12 +20,12 @@ import (
 const session int64 = 0x0100000000000001
 
 // fill writes count znodes through a durable node on dir, with a snapshot
-// halfway, and stops it.
+// halfway, and stops it; with noSync its log is raft-boltdb without syncing.
 func fill(t *testing.T, dir string, noSync bool, count int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	n, err := consensus.Start(ctx, consensus.Config{ServerID: 1, Storage: consensus.Storage{DataDir: dir, NoSync: noSync}})
+	n, err := consensus.Start(ctx, consensus.Config{ServerID: 1, Storage: consensus.Storage{DataDir: dir, NoSync: noSync, Bolt: noSync}})
 	require.NoError(t, err)
 	defer n.Close()
 	_, err = n.Propose(ctx, &consensus.Command{Kind: consensus.KindCreateSession, Session: session, Timeout: 10000, Time: 1})
