@@ -451,7 +451,7 @@ func (c *conn) endWriter(res writerResult) {
 // writeUntilIdle writes until the queue is empty (writerIdle) or the
 // connection ends (writerEnded). A pooled writer never waits: it returns
 // writerHandOver instead of completing a request or ending the
-// connection, and the output it buffered stays for the next writer.
+// connection, once it has flushed what it buffered.
 func (c *conn) writeUntilIdle(pooled bool) (res writerResult) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -463,6 +463,7 @@ func (c *conn) writeUntilIdle(pooled bool) (res writerResult) {
 	for !c.isClosed() {
 		st, p := c.next(flushed, !pooled)
 		if pooled && (st == stepRequest || st == stepEnd) {
+			c.flush() // the events go out now, not after the request completes
 			return writerHandOver
 		}
 		switch st {
