@@ -207,7 +207,7 @@ func isWAL(logs raft.LogStore) bool {
 	if s, ok := logs.(*sumLog); ok {
 		logs = s.inner
 	}
-	_, ok := logs.(*wal.WAL)
+	_, ok := logs.(walHead)
 	return ok
 }
 

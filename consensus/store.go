@@ -254,7 +254,7 @@ func openWAL(dir string, noSync, afterFull bool, logger hclog.Logger, log *slog.
 		return nil, damaged(dir, -1, 0, "raft-wal cannot open the log: %v", err)
 	}
 	closeAll := func() error { return errors.Join(w.Close(), meta.Close()) }
-	logs, err := newSumLog(w, w, dir)
+	logs, err := newSumLog(walHead{w}, w, dir)
 	if err != nil {
 		closeAll()
 		return nil, err
