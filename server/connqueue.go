@@ -70,29 +70,34 @@ func (c *conn) endQueue() {
 // wakeWriter has newly queued watch events written: unless a writer
 // runs, a fan-out worker takes the writer's role (fanout.go).
 func (c *conn) wakeWriter() {
-	q := &c.q
-	q.mu.Lock()
-	if q.running || q.done {
-		q.mu.Unlock()
-		return
+	c.q.mu.Lock()
+	claimed := c.claimWriterLocked()
+	c.q.mu.Unlock()
+	if claimed {
+		c.srv.fanout.add(c)
 	}
-	q.running = true
-	c.srv.wg.Add(1)
-	q.mu.Unlock()
-	c.srv.fanout.add(c)
 }
 
 // startWriterLocked starts a writer unless one runs or the final one has.
-// The caller holds q.mu. The reader is counted in the server's wait group
+// The caller holds q.mu.
+func (c *conn) startWriterLocked() {
+	if c.claimWriterLocked() {
+		go c.writeLoop()
+	}
+}
+
+// claimWriterLocked takes the writer's role for a writer about to run,
+// unless one runs or the final one has, and reports whether it did. The
+// caller holds q.mu. The reader is counted in the server's wait group
 // until it has ended the queue, and after that a writer runs until the
 // final one: so the group is never at zero here.
-func (c *conn) startWriterLocked() {
+func (c *conn) claimWriterLocked() bool {
 	if c.q.running || c.q.done {
-		return
+		return false
 	}
 	c.q.running = true
 	c.srv.wg.Add(1)
-	go c.writeLoop()
+	return true
 }
 
 // next returns the writer's next step. With idleOK, an empty queue ends
