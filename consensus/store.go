@@ -150,13 +150,9 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
-	if err := st.dropLogBehindSnapshot(log); err != nil {
+	if err := st.matchLogToSnapshot(snapDir, log); err != nil {
 		st.close()
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
-	}
-	if err := st.checkLogMeetsSnapshot(snapDir); err != nil {
-		st.close()
-		return nil, err
 	}
 	reopen := func() (*stores, error) { return openDurableLog(logDir, s, true, logger, log) }
 	st = guardStores(st, logDir, reopen, s.Faults, standalone)
@@ -298,47 +294,30 @@ func exists(path string) bool {
 	return err == nil
 }
 
-// dropLogBehindSnapshot empties a log that ends before the last snapshot.
-// A leader applies entries once a majority holds them on disk, possibly
-// before its own log does (durablequorum.go), and its snapshots follow
-// what it applied: a leader that crashed with appends unsynced may come
-// back with a snapshot beyond the end of its log. The snapshot holds
-// every entry the log does, and raft-wal accepts only the next index
-// after its last, so the new entries after the snapshot would never be
-// stored: the log is emptied instead, as Raft does when it installs a
-// snapshot from a leader.
-func (st *stores) dropLogBehindSnapshot(log *slog.Logger) error {
-	metas, err := st.snaps.List()
-	if err != nil || len(metas) == 0 {
-		return err
-	}
-	last, err := st.logs.LastIndex()
-	if err != nil || last == 0 || last >= metas[0].Index {
-		return err
-	}
-	first, err := st.logs.FirstIndex()
-	if err != nil {
-		return err
-	}
-	if log != nil {
-		log.Info("the raft log ends before the last snapshot (this server led and stopped before its own log was synced); dropping the entries the snapshot holds",
-			"log_first", first, "log_last", last, "snapshot_index", metas[0].Index)
-	}
-	return st.logs.DeleteRange(first, last)
-}
-
-// checkLogMeetsSnapshot refuses a log whose first entry comes after the
-// newest snapshot's index plus one: the entries in between are in no file.
-// That is what a compacted log looks like once its snapshots were deleted
-// or lost. Raft would restore nothing (or an old snapshot) and then panic
-// reading the missing entries; the server stops with the damage instead.
-func (st *stores) checkLogMeetsSnapshot(snapDir string) error {
+// matchLogToSnapshot compares the log with the newest snapshot, listing
+// the snapshots and reading the log's ends once.
+//
+// A log that ends before the snapshot is emptied. A leader applies
+// entries once a majority holds them on disk, possibly before its own log
+// does (durablequorum.go), and its snapshots follow what it applied: a
+// leader that crashed with appends unsynced may come back with a snapshot
+// beyond the end of its log. The snapshot holds every entry the log does,
+// and raft-wal accepts only the next index after its last, so the new
+// entries after the snapshot would never be stored: the log is emptied
+// instead, as Raft does when it installs a snapshot from a leader.
+//
+// A log whose first entry comes after the snapshot's index plus one is
+// refused: the entries in between are in no file. That is what a
+// compacted log looks like once its snapshots were deleted or lost. Raft
+// would restore nothing (or an old snapshot) and then panic reading the
+// missing entries; the server stops with the damage instead.
+func (st *stores) matchLogToSnapshot(snapDir string, log *slog.Logger) error {
 	last, err := st.logs.LastIndex()
 	if err != nil || last == 0 {
 		return err
 	}
 	first, err := st.logs.FirstIndex()
-	if err != nil || first <= 1 {
+	if err != nil {
 		return err
 	}
 	metas, err := st.snaps.List()
@@ -349,10 +328,16 @@ func (st *stores) checkLogMeetsSnapshot(snapDir string) error {
 	if len(metas) > 0 {
 		snapIndex = metas[0].Index
 	}
-	if snapIndex+1 >= first {
+	switch {
+	case last < snapIndex:
+		if log != nil {
+			log.Info("the raft log ends before the last snapshot (this server led and stopped before its own log was synced); dropping the entries the snapshot holds",
+				"log_first", first, "log_last", last, "snapshot_index", snapIndex)
+		}
+		return st.logs.DeleteRange(first, last)
+	case first <= snapIndex+1:
 		return nil
-	}
-	if len(metas) == 0 {
+	case len(metas) == 0:
 		return damaged(snapDir, -1, first-1, "no snapshot, but the Raft log starts at entry %d: the entries before it were compacted into snapshots that are gone", first)
 	}
 	return damaged(snapDir, -1, snapIndex+1, "the newest snapshot ends at entry %d, but the Raft log starts at entry %d: the entries between are in no file (newer snapshots were deleted?)", snapIndex, first)
