@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -35,12 +37,7 @@ func TestBrowserReplicationSteps(t *testing.T) {
 	conn, _ := c.Connect(t, c.Servers[follower].Addr())
 	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(20 * time.Second)}
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(bases[follower]+"/?steps"),
-		// Only a caller with credentials turns the recording on.
-		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`"`),
-		chromedp.WaitVisible(chromedp.CSS(`#steps[data-recording="true"]`)),
-	))
+	openRecording(t, ctx, bases[follower])
 	zxid := func(path string) string {
 		_, err := conn.Create(path, []byte("x"), 0, zk.WorldACL(zk.PermAll))
 		require.NoError(t, err)
@@ -112,11 +109,7 @@ func TestBrowserReplicationStory(t *testing.T) {
 	conn, _ := c.Connect(t, c.Servers[follower].Addr())
 	poll := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(20 * time.Second)}
 
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(bases[follower]+"/?steps"),
-		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`"`),
-		chromedp.WaitVisible(chromedp.CSS(`#steps[data-recording="true"]`)),
-	))
+	openRecording(t, ctx, bases[follower])
 	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("steps").dataset.scrolled === "true" && window.scrollY > 0 &&
 		Math.abs(document.getElementById("steps").getBoundingClientRect().top) < 50`, poll...))
 	require.NoError(t, err, "/?steps scrolls to the view once it has content")
@@ -288,4 +281,36 @@ func stepsScreenshot(t *testing.T, ctx context.Context) {
 	path := filepath.Join("..", "docs", "console-replication.png")
 	require.NoError(t, os.WriteFile(path, png, 0o644))
 	t.Logf("wrote %s", path)
+}
+
+// openRecording opens base's step view and types the credentials that
+// turn the recording on (only a caller with them does), then waits until
+// the page says it records. If it never does, the failure shows what the
+// page and the server said.
+func openRecording(t *testing.T, ctx context.Context, base string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx,
+		chromedp.Navigate(base+"/?steps"),
+		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`"`),
+	))
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("steps").dataset.recording === "true"`,
+		chromedp.WithPollingInterval(50*time.Millisecond), chromedp.WithPollingTimeout(20*time.Second)))
+	if err == nil {
+		return
+	}
+	page, perr := chromedp.Run(ctx, chromedp.Evaluate[string](`JSON.stringify({
+		ready: document.readyState, auth: document.getElementById("auth").value,
+		steps: Object.assign({}, document.getElementById("steps").dataset),
+		status: (document.getElementById("steps-status") || {}).textContent})`))
+	req, _ := http.NewRequest(http.MethodGet, base+ReplicationPath, nil)
+	req.Header.Set("Authorization", rootAuth)
+	answer := "no answer"
+	if resp, gerr := httpClient.Do(req); gerr != nil {
+		answer = gerr.Error()
+	} else {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
+		resp.Body.Close()
+		answer = fmt.Sprintf("%d %s", resp.StatusCode, b)
+	}
+	t.Fatalf("the step view never recorded: %v; page %s (%v); the server answers %s", err, page, perr, answer)
 }
