@@ -139,6 +139,13 @@ func (n *Node) countCommits(k int) {
 	}
 }
 
+// replayed records the replay of the log found at start, once over: the
+// entries applied after the snapshot and how long they took.
+func (m *nodeMetrics) replayed(entries uint64, took time.Duration) {
+	m.txnsLoaded.Observe(int64(entries))
+	m.txnsLoadTime.Observe(took.Milliseconds())
+}
+
 // startupTimes records, for a durable node, how long opening the stores
 // and recovering the last snapshot took (dbinittime) and the snapshot's
 // part of it (startup_snap_load_time).

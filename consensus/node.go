@@ -233,6 +233,7 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 			<-ready                   // n.raft is set
 			n.raft.Snapshot().Error() // fails only when there is nothing new or Raft stopped
 		})
+		n.fsm.snaps.onReplayed = n.metrics.replayed
 		if err := n.fsm.snaps.replayFrom(st.logs); err != nil {
 			n.closeStores()
 			n.discardFresh()

@@ -4,6 +4,7 @@ import (
 	"math/rand/v2"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/hashicorp/raft"
 )
@@ -59,7 +60,14 @@ type snapCounter struct {
 	// replayTo and replayTerm are the index and term of the last entry
 	// of the log at start; replayTo is 0 once the replay is over.
 	replayTo, replayTerm uint64
-	pending              atomic.Bool
+	// replayFirst and replayStart are the first entry the replay applied
+	// and when; onReplayed, when set, hears how many entries it applied
+	// and how long that took once it is over (startup_txns_loaded and
+	// startup_txns_load_time).
+	replayFirst uint64
+	replayStart time.Time
+	onReplayed  func(entries uint64, took time.Duration)
+	pending     atomic.Bool
 	wg                   sync.WaitGroup
 }
 
@@ -131,6 +139,9 @@ func (c *snapCounter) replaying(last, term uint64) bool {
 	if last < c.replayTo && term <= c.replayTerm {
 		return true
 	}
+	if c.onReplayed != nil && c.replayFirst > 0 {
+		c.onReplayed(min(last, c.replayTo)-c.replayFirst+1, time.Since(c.replayStart))
+	}
 	c.replayTo = 0
 	return false
 }
@@ -142,11 +153,14 @@ func (c *snapCounter) applied(first, last, term, size uint64) {
 		c.last, c.restored, c.bytes = first-1, false, 0
 	}
 	c.bytes += size
+	if c.replayTo != 0 && c.replayFirst == 0 {
+		c.replayFirst, c.replayStart = first, time.Now()
+	}
 	due := last-c.last >= c.roll
 	if limit := c.byteLimit(); limit > 0 && c.bytes >= limit {
 		due = true
 	}
-	if !due || c.replaying(last, term) || !c.pending.CompareAndSwap(false, true) {
+	if c.replaying(last, term) || !due || !c.pending.CompareAndSwap(false, true) {
 		return
 	}
 	c.wg.Add(1)

@@ -170,4 +170,10 @@ func TestRestartSnapshotsAfterReplay(t *testing.T) {
 		snap, _ = strconv.ParseUint(n.Stats()["last_snapshot_index"], 10, 64)
 	}
 	require.GreaterOrEqual(t, snap, logLast, "the first snapshot after the restart is of a half-replayed log")
+	// The replay is in startup_txns_loaded and startup_txns_load_time.
+	loaded := n.metrics.txnsLoaded.Value()
+	require.Equal(t, int64(1), loaded.Count)
+	require.GreaterOrEqual(t, loaded.Max, int64(entries))
+	require.LessOrEqual(t, loaded.Max, int64(logLast))
+	require.Equal(t, int64(1), n.metrics.txnsLoadTime.Value().Count)
 }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -61,10 +63,61 @@ func (b *bigtree) restart(ctx context.Context) error {
 	b.res.addMs("restart_first_ms", "restart: first server serving", first)
 	b.res.addMs("restart_all_ms", "restart: every server serving", last)
 	b.progress("restart: first server serving after %v, all after %v", first.Round(time.Millisecond), last.Round(time.Millisecond))
+	b.addStartupFigures(ctx)
 	mem := findMemory(addrs)
 	s := mem.sample(ctx, false)
 	b.res.addBytes("rss_restarted_bytes", "RSS after restart", s.rss, s.rssOK)
 	return nil
+}
+
+// startupMetrics are the mntr summaries (ZooKeeper's names, which zkraft
+// keeps) that split a restart: the snapshot read, then the log replayed.
+var startupMetrics = []struct{ metric, key, name string }{
+	{"zk_max_startup_snap_load_time", "restart_snap_load_ms", "restart: snapshot load (slowest server)"},
+	{"zk_max_startup_txns_load_time", "restart_txns_load_ms", "restart: log replay (slowest server)"},
+	{"zk_max_startup_txns_loaded", "restart_txns_loaded", "restart: transactions replayed (most)"},
+}
+
+// addStartupFigures reads every server's mntr after the restart and adds
+// the largest of each startup summary, so the restart's time splits into
+// reading the snapshot and replaying the log on both servers alike.
+func (b *bigtree) addStartupFigures(ctx context.Context) {
+	most := make([]int64, len(startupMetrics))
+	found := make([]bool, len(startupMetrics))
+	for _, a := range b.t.addrs {
+		var out strings.Builder
+		if _, err := fourLetter(ctx, a, "mntr", &out); err != nil {
+			b.res.Notes = append(b.res.Notes, "mntr after the restart: "+err.Error())
+			continue
+		}
+		for i, m := range startupMetrics {
+			if v, ok := mntrInt(out.String(), m.metric); ok {
+				most[i], found[i] = max(most[i], v), true
+			}
+		}
+	}
+	for i, m := range startupMetrics {
+		switch {
+		case !found[i]:
+			b.res.Notes = append(b.res.Notes, "mntr has no "+m.metric)
+		case strings.HasSuffix(m.key, "_ms"):
+			b.res.addMs(m.key, m.name, time.Duration(most[i])*time.Millisecond)
+		default:
+			b.res.add(m.key, m.name, unitCount, float64(most[i]))
+		}
+	}
+}
+
+// mntrInt reads the integer value of key from an mntr answer.
+func mntrInt(mntr, key string) (int64, bool) {
+	for _, line := range strings.Split(mntr, "\n") {
+		k, v, ok := strings.Cut(line, "\t")
+		if ok && k == key {
+			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+			return int64(n), err == nil
+		}
+	}
+	return 0, false
 }
 
 // serves reports whether the server at addr takes connections (up), and
