@@ -68,7 +68,7 @@ type snapCounter struct {
 	replayStart time.Time
 	onReplayed  func(entries uint64, took time.Duration)
 	pending     atomic.Bool
-	wg                   sync.WaitGroup
+	wg          sync.WaitGroup
 }
 
 // defaultSnapBytesFloor is the least byte limit when snapSizeLimitInKb
