@@ -1,6 +1,7 @@
 package consensus
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -130,7 +131,7 @@ func TestSnapshotRestoreContinuesZxids(t *testing.T) {
 	require.NoError(t, snap.Persist(sink))
 
 	g := newFSM(datatree.Config{}, nil, 1)
-	require.NoError(t, g.Restore(io.NopCloser(&sink.buf)))
+	require.NoError(t, g.Restore(io.NopCloser(bytes.NewReader(sink.plain()))))
 	require.Equal(t, walk(f.st.Tree), walk(g.st.Tree))
 	require.Equal(t, f.st.Sessions.List(), g.st.Sessions.List())
 	require.Equal(t, f.st.LastZxid, g.st.LastZxid)
@@ -158,6 +159,20 @@ func (s *memSink) Write(p []byte) (int, error) { return s.buf.Write(p) }
 func (s *memSink) Close() error                { return nil }
 func (s *memSink) ID() string                  { return "mem" }
 func (s *memSink) Cancel() error               { return nil }
+
+// plain returns the persisted snapshot as its store opens it: format 2,
+// with the length in the header (snapstream.go).
+func (s *memSink) plain() []byte {
+	r, err := asPlain(bytes.NewReader(s.buf.b), int64(len(s.buf.b)))
+	if err != nil {
+		panic(err)
+	}
+	b, err := io.ReadAll(r)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
 
 func TestCommandRoundTrip(t *testing.T) {
 	for i, cmd := range workload() {

@@ -58,7 +58,7 @@ func FuzzRestoreSnapshot(f *testing.F) {
 		if err := snap.Persist(&sink); err != nil {
 			t.Fatal(err)
 		}
-		if err := newFSM(treeCfg, nil, 1).Restore(io.NopCloser(bytes.NewReader(sink.buf.b))); err != nil {
+		if err := newFSM(treeCfg, nil, 1).Restore(io.NopCloser(bytes.NewReader(sink.plain()))); err != nil {
 			t.Fatalf("restoring its own snapshot: %v", err)
 		}
 	})
@@ -158,8 +158,8 @@ func TestWriteFuzzSeeds(t *testing.T) {
 	if err := snap.Persist(&sink); err != nil {
 		t.Fatal(err)
 	}
-	writeSeed(t, "FuzzRestoreSnapshot", "small", sink.buf.b)
-	writeSeed(t, "FuzzRestoreSnapshot", "format1", sink.buf.b[headerLen:])
+	writeSeed(t, "FuzzRestoreSnapshot", "small", sink.plain())
+	writeSeed(t, "FuzzRestoreSnapshot", "format1", sink.plain()[headerLen:])
 }
 
 func writeSeed(t *testing.T, fuzz, name string, data []byte) {

@@ -99,7 +99,11 @@ func checkSnapshot(dir string, decode bool) FileReport {
 			rep.Damage = damaged(statePath, -1, 0, "%v", err)
 			return rep
 		}
-		if err := newFSM(datatree.Config{ExtendedTypesEnabled: true}, nil, 0).Restore(f); err != nil {
+		plain, err := asPlain(f, meta.Size)
+		if err == nil {
+			err = newFSM(datatree.Config{ExtendedTypesEnabled: true}, nil, 0).Restore(io.NopCloser(plain))
+		}
+		if err != nil {
 			rep.Damage = damaged(statePath, -1, 0, "CRC matches but the state does not decode: %v", err)
 		}
 	}

@@ -30,6 +30,9 @@ import (
 // stores it, zero until then), then a format 2 state whose ephemerals and
 // sessions the restore ends and whose zxid it moves above every earlier one.
 //
+// Format 4 (snapstream.go) is format 2 written in one pass: the header's
+// length is 0 and the snapshot store supplies it.
+//
 // Format 1, written before the header existed, is the state alone. Its
 // first four bytes are the high half of the term, which is 0 (a term of
 // 2^32 or more would not fit in a zxid), so it is told apart from format 2
@@ -148,6 +151,9 @@ func readSnapshot(rc io.Reader, cfg datatree.Config) (*restoredState, error) {
 			return nil, fmt.Errorf("consensus: read snapshot: %w", err)
 		}
 		format = int32(binary.BigEndian.Uint32(head[4:8]))
+		if format == streamedFormat {
+			return nil, errStreamedNoLength
+		}
 		if format != snapshotFormat && format != restoreFormat {
 			return nil, fmt.Errorf("consensus: snapshot format %d, this server reads %d and %d", format, snapshotFormat, restoreFormat)
 		}
@@ -235,14 +241,13 @@ type snapshot struct {
 	sized func(int64)
 }
 
-// Persist implements raft.FSMSnapshot. The header carries the state's
-// length, so the view is walked twice: once to count the bytes of its
-// encoding, then again to write them to the sink as they are encoded. The
-// view is frozen, so both walks encode the same bytes (checked). The
-// snapshot thus never holds its whole encoding in memory: a snapshot of a
-// tree of gigabytes used to hold a copy of it, which at 10M znodes was a
-// large part of the server's peak RSS; the price is the second walk's
-// encoding CPU. The sink is written with no lock held.
+// Persist implements raft.FSMSnapshot. It walks the view once, writing
+// its encoding to the sink as it goes (format 4: the length the header
+// would carry is the store's, snapstream.go), so a snapshot never holds
+// its whole encoding in memory (a snapshot of a tree of gigabytes used to
+// hold a copy of it, a large part of the server's peak RSS at 10M znodes)
+// nor walks the view twice to count it first. The sink is written with no
+// lock held.
 func (s *snapshot) Persist(sink raft.SnapshotSink) error {
 	if s.took != nil {
 		defer s.took.ObserveSince(time.Now())
@@ -269,15 +274,11 @@ func (s *snapshot) stream(w io.Writer) (int64, error) {
 	if s.view == nil {
 		return 0, errors.New("consensus: snapshot already persisted or released")
 	}
-	var count byteCounter
-	if err := s.view.WriteTo(&count, s.lock); err != nil {
-		return 0, err
-	}
-	size := s.state.size + count.n + int64(len(s.tail))
-	head := snapshotHeader(snapshotFormat, size)
+	head := snapshotHeader(streamedFormat, 0)
 	if _, err := w.Write(head[:]); err != nil {
 		return 0, err
 	}
+	size := s.state.size
 	if err := s.state.drainTo(w); err != nil {
 		return 0, err
 	}
@@ -285,27 +286,19 @@ func (s *snapshot) stream(w io.Writer) (int64, error) {
 	if err := s.view.WriteTo(&view, s.lock); err != nil {
 		return 0, err
 	}
-	if view.n != count.n {
-		return 0, fmt.Errorf("consensus: snapshot view encoded %d bytes, then %d", count.n, view.n)
-	}
 	if _, err := w.Write(s.tail); err != nil {
 		return 0, err
 	}
-	return size, nil
+	return size + view.n + int64(len(s.tail)), nil
 }
 
-// byteCounter counts the bytes written through it to w (none: only
-// counted).
+// byteCounter counts the bytes written through it to w.
 type byteCounter struct {
 	w io.Writer
 	n int64
 }
 
 func (c *byteCounter) Write(p []byte) (int, error) {
-	if c.w == nil {
-		c.n += int64(len(p))
-		return len(p), nil
-	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	return n, err

@@ -106,7 +106,7 @@ func (l *steppingLock) Unlock() { l.inner.Unlock() }
 func restoreFrom(t *testing.T, sink *memSink) *fsm {
 	t.Helper()
 	g := newFSM(datatree.Config{}, nil, 1)
-	require.NoError(t, g.Restore(io.NopCloser(bytes.NewReader(sink.buf.b))))
+	require.NoError(t, g.Restore(io.NopCloser(bytes.NewReader(sink.plain()))))
 	return g
 }
 

@@ -49,7 +49,8 @@ func TestSnapshotStreamsThroughStore(t *testing.T) {
 	f := filledFSM(t, 20000)
 	snap, err := f.Snapshot()
 	require.NoError(t, err)
-	st := newMemSnapshotStore()
+	mem := newMemSnapshotStore()
+	st := plainSnapshots{mem}
 	sink, err := st.Create(raft.SnapshotVersionMax, 9, 2, raft.Configuration{}, 1, nil)
 	require.NoError(t, err)
 	require.NoError(t, snap.Persist(sink))
@@ -58,7 +59,7 @@ func TestSnapshotStreamsThroughStore(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, metas, 1)
 	require.Greater(t, metas[0].Size, int64(4*chunkSize))
-	require.Greater(t, len(st.latest.data.chunks), 4)
+	require.Greater(t, len(mem.latest.data.chunks), 4)
 
 	// Twice: the stored snapshot can be read more than once.
 	for i := 0; i < 2; i++ {
@@ -110,7 +111,7 @@ func TestRestoreRejectsBadSnapshots(t *testing.T) {
 	require.NoError(t, err)
 	var sink memSink
 	require.NoError(t, snap.Persist(&sink))
-	good := sink.buf.b
+	good := sink.plain()
 	restore := func(b []byte) error {
 		g := newFSM(datatree.Config{}, nil, 1)
 		return g.Restore(io.NopCloser(bytes.NewReader(b)))

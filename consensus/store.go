@@ -93,7 +93,7 @@ const (
 func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	if !s.Durable() {
 		logs := newMemLogStore(standalone)
-		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: newMemSnapshotStore(), close: func() error { return nil }}
+		st := &stores{logs: logs, stable: raft.NewInmemStore(), snaps: plainSnapshots{newMemSnapshotStore()}, close: func() error { return nil }}
 		if standalone {
 			st.window = logs
 		}
@@ -145,11 +145,12 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
-	st.snaps, err = raft.NewFileSnapshotStoreWithLogger(snapDir, max(s.SnapshotRetain, 1), logger)
+	files, err := raft.NewFileSnapshotStoreWithLogger(snapDir, max(s.SnapshotRetain, 1), logger)
 	if err != nil {
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
 	}
+	st.snaps = plainSnapshots{files}
 	if err := st.matchLogToSnapshot(snapDir, log); err != nil {
 		st.close()
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
