@@ -30,6 +30,10 @@ func multiOpOK(op wire.MultiOp) bool {
 	return false
 }
 
+// maxKeptUndo is the most undo records whose storage a tree keeps
+// between multis.
+const maxKeptUndo = 1024
+
 // applyMulti applies the ops in order, each seeing the effects of the
 // earlier ones, all with the txn's zxid and time. On the first failure
 // every change is undone and the result lists ZooKeeper's error results.
@@ -41,10 +45,21 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 			return Result{Err: wire.CodeMarshallingError}
 		}
 	}
-	log := make([]undoRec, 0, len(req.Ops))
+	log := t.undoBuf[:0]
 	t.undo = &log
-	defer func() { t.undo = nil }()
-	var ev []Event
+	defer func() {
+		// Keep the storage for the next multi, without the nodes and
+		// strings it points to (a huge multi's is not kept).
+		clear(log)
+		if cap(log) <= maxKeptUndo {
+			t.undoBuf = log[:0]
+		}
+		t.undo = nil
+	}()
+	// Most ops fire two events (a create or delete: the node's and its
+	// parent's children): sized for that, the slice is not regrown
+	// through a multi of many creates.
+	ev := make([]Event, 0, 2*len(req.Ops))
 	results := make([]wire.MultiResult, len(req.Ops))
 	for i, op := range req.Ops {
 		typ := effectiveOp(op)

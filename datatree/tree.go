@@ -34,8 +34,10 @@ type Tree struct {
 	ephemerals map[int64]map[string]struct{}
 	containers map[string]struct{}
 	ttls       map[string]struct{}
-	// undo is non-nil while a multi is being applied.
-	undo *[]undoRec
+	// undo is non-nil while a multi is being applied; undoBuf is the
+	// log's storage, kept (emptied) from one multi to the next.
+	undo    *[]undoRec
+	undoBuf []undoRec
 	// views are the open views (Freeze), which every change informs.
 	views []*View
 }

@@ -232,6 +232,25 @@ func (d *Decoder) String() string {
 	return javaString(d.take(n))
 }
 
+// stringFrom reads a string as String does, returning the element of
+// common equal to it, if any, rather than a new copy.
+func (d *Decoder) stringFrom(common []string) string {
+	n, ok := d.length()
+	if !ok {
+		if d.err == nil {
+			d.nulls++
+		}
+		return ""
+	}
+	b := d.take(n)
+	for _, c := range common {
+		if string(b) == c {
+			return c
+		}
+	}
+	return javaString(b)
+}
+
 // javaString converts bytes as Java's UTF-8 decoder does for jute
 // ustrings: every byte that is not part of a valid sequence becomes U+FFFD,
 // so paths and names match what a ZooKeeper server would have stored.

@@ -379,3 +379,26 @@ func TestDecoderStickyError(t *testing.T) {
 		t.Fatalf("max not enforced: %v", d.Err())
 	}
 }
+
+// TestDecodedACLSharesCommonStrings: world:anyone decodes with one
+// allocation (the slice), its scheme and id being shared strings, and a
+// scheme outside the common ones still decodes as sent.
+func TestDecodedACLSharesCommonStrings(t *testing.T) {
+	var e Encoder
+	EncodeACLs(&e, []ACL{{Perms: PermAll, ID: AnyoneID}})
+	b := e.Bytes()
+	var got []ACL
+	allocs := testing.AllocsPerRun(100, func() { got = DecodeACLs(NewDecoder(b, 0)) })
+	if allocs > 2 { // the decoder and the slice
+		t.Errorf("world:anyone decoded with %v allocations", allocs)
+	}
+	if len(got) != 1 || got[0].ID != AnyoneID || got[0].Perms != PermAll {
+		t.Fatalf("decoded %+v", got)
+	}
+	e = Encoder{}
+	other := []ACL{{Perms: PermRead, ID: Id{Scheme: "worlds", ID: "any"}}}
+	EncodeACLs(&e, other)
+	if got := DecodeACLs(NewDecoder(e.Bytes(), 0)); len(got) != 1 || got[0] != other[0] {
+		t.Fatalf("decoded %+v, want %+v", got, other)
+	}
+}

@@ -83,8 +83,14 @@ func idField(d *Decoder) string {
 		_ = d.String() // consumes the null length
 		return NullIDField
 	}
-	return d.String()
+	return d.stringFrom(commonIDFields[:])
 }
+
+// commonIDFields are the schemes and ids most ACLs carry: a decoded ACL
+// shares these strings instead of allocating its own copies (every
+// create carries an ACL, so a restart replaying millions of them would
+// allocate two strings each).
+var commonIDFields = [...]string{"world", "anyone", "digest", "ip", "auth", "sasl", "x509", "super"}
 
 // ACL grants Perms to an Id.
 type ACL struct {
