@@ -140,7 +140,13 @@ func (c *snapCounter) replaying(last, term uint64) bool {
 		return true
 	}
 	if c.onReplayed != nil && c.replayFirst > 0 {
-		c.onReplayed(min(last, c.replayTo)-c.replayFirst+1, time.Since(c.replayStart))
+		// Past the old log from the start (a snapshot from the leader
+		// covered it), nothing of it was replayed.
+		n := uint64(0)
+		if end := min(last, c.replayTo); end >= c.replayFirst {
+			n = end - c.replayFirst + 1
+		}
+		c.onReplayed(n, time.Since(c.replayStart))
 	}
 	c.replayTo = 0
 	return false

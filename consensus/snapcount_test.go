@@ -128,6 +128,27 @@ func TestSnapCounterWaitsForReplay(t *testing.T) {
 	require.Equal(t, 2, takes, "after the replay snapshots follow snapCount again")
 }
 
+// TestSnapCounterReportsTheReplay: the end of the replay reports the
+// entries of the old log applied; none when the first entry applied was
+// already past it (a snapshot from the leader covered the old log).
+func TestSnapCounterReportsTheReplay(t *testing.T) {
+	var got []uint64
+	c := newSnapCounter(100000, -1, func() {})
+	c.onReplayed = func(n uint64, _ time.Duration) { got = append(got, n) }
+	c.replayUntil(100, 2)
+	c.applied(41, 80, 2, 1)
+	c.applied(81, 120, 3, 1)
+	c.applied(121, 130, 3, 1)
+	require.Equal(t, []uint64{60}, got, "entries 41 to 100, once")
+
+	got = nil
+	c = newSnapCounter(100000, -1, func() {})
+	c.onReplayed = func(n uint64, _ time.Duration) { got = append(got, n) }
+	c.replayUntil(100, 2)
+	c.applied(501, 510, 4, 1)
+	require.Equal(t, []uint64{0}, got)
+}
+
 // TestRestartSnapshotsAfterReplay: a durable ensemble member restarted
 // with a log of many entries behind its last snapshot takes no snapshot
 // of a half-replayed tree: its first snapshot after the restart covers

@@ -31,8 +31,13 @@ func multiOpOK(op wire.MultiOp) bool {
 }
 
 // maxKeptUndo is the most undo records whose storage a tree keeps
-// between multis.
-const maxKeptUndo = 1024
+// between multis; maxPresizedEvents bounds the events a multi's slice is
+// made for before any op ran (a request of many cheap ops does not make
+// the server allocate ahead of what they fire).
+const (
+	maxKeptUndo       = 1024
+	maxPresizedEvents = 4096
+)
 
 // applyMulti applies the ops in order, each seeing the effects of the
 // earlier ones, all with the txn's zxid and time. On the first failure
@@ -57,9 +62,9 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 		t.undo = nil
 	}()
 	// Most ops fire two events (a create or delete: the node's and its
-	// parent's children): sized for that, the slice is not regrown
-	// through a multi of many creates.
-	ev := make([]Event, 0, 2*len(req.Ops))
+	// parent's children): sized for that, up to a bound, the slice is not
+	// regrown through a multi of many creates.
+	ev := make([]Event, 0, min(2*len(req.Ops), maxPresizedEvents))
 	results := make([]wire.MultiResult, len(req.Ops))
 	for i, op := range req.Ops {
 		typ := effectiveOp(op)
