@@ -47,17 +47,9 @@ func filledFSM(t *testing.T, count int) *fsm {
 // all in chunks, and comes back equal.
 func TestSnapshotStreamsThroughStore(t *testing.T) {
 	f := filledFSM(t, 20000)
-	snap, err := f.Snapshot()
-	require.NoError(t, err)
 	mem := newMemSnapshotStore()
 	st := plainSnapshots{mem}
-	sink, err := st.Create(raft.SnapshotVersionMax, 9, 2, raft.Configuration{}, 1, nil)
-	require.NoError(t, err)
-	require.NoError(t, snap.Persist(sink))
-	snap.Release()
-	metas, err := st.List()
-	require.NoError(t, err)
-	require.Len(t, metas, 1)
+	metas := persistInto(t, f, st)
 	require.Greater(t, metas[0].Size, int64(4*chunkSize))
 	require.Greater(t, len(mem.latest.data.chunks), 4)
 
@@ -69,6 +61,32 @@ func TestSnapshotStreamsThroughStore(t *testing.T) {
 		require.NoError(t, g.Restore(rc))
 		requireSameState(t, f, g)
 	}
+}
+
+// persisted snapshots f into a memSink.
+func persisted(t *testing.T, f *fsm) *memSink {
+	t.Helper()
+	snap, err := f.Snapshot()
+	require.NoError(t, err)
+	var sink memSink
+	require.NoError(t, snap.Persist(&sink))
+	return &sink
+}
+
+// persistInto snapshots f into store, the only snapshot there, and
+// returns the store's listing.
+func persistInto(t *testing.T, f *fsm, store raft.SnapshotStore) []*raft.SnapshotMeta {
+	t.Helper()
+	snap, err := f.Snapshot()
+	require.NoError(t, err)
+	sink, err := store.Create(raft.SnapshotVersionMax, 9, 2, raft.Configuration{}, 1, nil)
+	require.NoError(t, err)
+	require.NoError(t, snap.Persist(sink))
+	snap.Release()
+	metas, err := store.List()
+	require.NoError(t, err)
+	require.Len(t, metas, 1)
+	return metas
 }
 
 func requireSameState(t *testing.T, f, g *fsm) {
@@ -107,10 +125,7 @@ func TestRestoreReadsFormat1(t *testing.T) {
 
 func TestRestoreRejectsBadSnapshots(t *testing.T) {
 	f := filledFSM(t, 100)
-	snap, err := f.Snapshot()
-	require.NoError(t, err)
-	var sink memSink
-	require.NoError(t, snap.Persist(&sink))
+	sink := persisted(t, f)
 	good := sink.plain()
 	restore := func(b []byte) error {
 		g := newFSM(datatree.Config{}, nil, 1)

@@ -20,20 +20,11 @@ import (
 // which checkSnapshots decodes, and the file alone does not restore.
 func TestSnapshotWrittenInOnePass(t *testing.T) {
 	f := filledFSM(t, 3000)
-	snap, err := f.Snapshot()
-	require.NoError(t, err)
 	dir := t.TempDir()
 	files, err := raft.NewFileSnapshotStore(dir, 1, io.Discard)
 	require.NoError(t, err)
 	store := plainSnapshots{files}
-	sink, err := store.Create(raft.SnapshotVersionMax, 9, 2, raft.Configuration{}, 1, nil)
-	require.NoError(t, err)
-	require.NoError(t, snap.Persist(sink))
-	snap.Release()
-
-	metas, err := store.List()
-	require.NoError(t, err)
-	require.Len(t, metas, 1)
+	metas := persistInto(t, f, store)
 	raw, err := os.ReadFile(filepath.Join(dir, "snapshots", metas[0].ID, "state.bin"))
 	require.NoError(t, err)
 	require.Equal(t, streamedFormat, int32(binary.BigEndian.Uint32(raw[4:8])), "the file is format 4")
@@ -63,10 +54,7 @@ func TestSnapshotWrittenInOnePass(t *testing.T) {
 // a short or foreign input reads as it was, for its reader to judge.
 func TestAsPlainLeavesOtherSnapshots(t *testing.T) {
 	f := filledFSM(t, 10)
-	snap, err := f.Snapshot()
-	require.NoError(t, err)
-	var sink memSink
-	require.NoError(t, snap.Persist(&sink))
+	sink := persisted(t, f)
 	plain := sink.plain()
 	for _, in := range [][]byte{plain, plain[:10], {}, []byte("not a snapshot at all")} {
 		r, err := asPlain(bytes.NewReader(in), int64(len(in)))
@@ -75,6 +63,6 @@ func TestAsPlainLeavesOtherSnapshots(t *testing.T) {
 		require.NoError(t, err)
 		require.Equal(t, in, out)
 	}
-	_, err = asPlain(bytes.NewReader(sink.buf.b[:headerLen]), 3)
+	_, err := asPlain(bytes.NewReader(sink.buf.b[:headerLen]), 3)
 	require.Error(t, err, "a size shorter than the header")
 }
