@@ -218,6 +218,9 @@ func (f *fsm) command(l *raft.Log) (*Command, waiter, bool) {
 	if err != nil {
 		panic(fmt.Sprintf("consensus: corrupt log entry %d: %v", l.Index, err))
 	}
+	if cmd.Txn != nil {
+		cmd.Txn.Unanswered = true // no waiter here: nobody reads the per-op results
+	}
 	return cmd, waiter{}, false
 }
 

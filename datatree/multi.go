@@ -65,7 +65,10 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 	// parent's children): sized for that, up to a bound, the slice is not
 	// regrown through a multi of many creates.
 	ev := make([]Event, 0, min(2*len(req.Ops), maxPresizedEvents))
-	results := make([]wire.MultiResult, len(req.Ops))
+	var results []wire.MultiResult
+	if !txn.Unanswered {
+		results = make([]wire.MultiResult, len(req.Ops))
+	}
 	for i, op := range req.Ops {
 		typ := effectiveOp(op)
 		out, err := t.applyOp(txn, typ, op.Record, &ev)
@@ -77,7 +80,9 @@ func (t *Tree) applyMulti(txn *Txn, req *wire.MultiRequest) Result {
 			t.rollback(log)
 			return Result{Multi: failedMulti(len(req.Ops), i, wire.CodeOf(err))}
 		}
-		results[i] = successResult(typ, out)
+		if results != nil {
+			results[i] = successResult(typ, out)
+		}
 	}
 	return Result{Multi: results, Events: ev}
 }

@@ -193,3 +193,32 @@ func TestMultiRollbackDeleteKeepsACL(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, only, acl)
 }
+
+// TestMultiUnanswered: a multi nobody waits for applies the same changes
+// and events without its per-op results; a failed one still reports its
+// error results, so a failure is never taken for success.
+func TestMultiUnanswered(t *testing.T) {
+	answered, unanswered := newEnv(t, Config{}), newEnv(t, Config{})
+	ops := []wire.MultiOp{
+		mop(wire.OpCreate, createReq("/u", 0)),
+		mop(wire.OpCreate, createReq("/u/s-", 2)),
+		mop(wire.OpSetData, &wire.SetDataRequest{Path: "/u", Data: []byte("v"), Version: -1}),
+	}
+	want := answered.tr.Apply(answered.txn(wire.OpMulti, &wire.MultiRequest{Ops: ops}))
+	txn := unanswered.txn(wire.OpMulti, &wire.MultiRequest{Ops: ops})
+	txn.Unanswered = true
+	got := unanswered.tr.Apply(txn)
+	require.NoError(t, got.Err)
+	require.Nil(t, got.Multi)
+	require.Equal(t, want.Events, got.Events)
+	require.Equal(t, dumpTree(t, answered.tr), dumpTree(t, unanswered.tr))
+
+	txn = unanswered.txn(wire.OpMulti, &wire.MultiRequest{Ops: []wire.MultiOp{
+		mop(wire.OpCreate, createReq("/u2", 0)),
+		mop(wire.OpCheck, &wire.CheckVersionRequest{Path: "/u", Version: 7}),
+	}})
+	txn.Unanswered = true
+	failed := unanswered.tr.Apply(txn)
+	require.Len(t, failed.Multi, 2)
+	require.Equal(t, wire.CodeBadVersion, failed.Multi[1].Err)
+}

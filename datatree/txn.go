@@ -32,6 +32,11 @@ type Txn struct {
 	// *wire.DeleteContainerRequest; nil for ops without a body
 	// (closeSession).
 	Body wire.Record
+	// Unanswered says that no client waits for this txn's result (a
+	// follower applying another server's write, or a restart replaying
+	// its log): a successful multi's Result then carries no per-op
+	// results, the bulk of what it allocates. Not encoded.
+	Unanswered bool
 }
 
 // Encode writes Time, Session, Auth (a vector of Id; nil as -1), Op and
