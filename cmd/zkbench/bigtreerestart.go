@@ -72,17 +72,21 @@ func (b *bigtree) restart(ctx context.Context) error {
 
 // startupMetrics are the mntr summaries (ZooKeeper's names, which zkraft
 // keeps) that split a restart: the snapshot read, then the log replayed.
-var startupMetrics = []struct{ metric, key, name string }{
-	{"zk_max_startup_snap_load_time", "restart_snap_load_ms", "restart: snapshot load (slowest server)"},
-	{"zk_max_startup_txns_load_time", "restart_txns_load_ms", "restart: log replay (slowest server)"},
-	{"zk_max_startup_txns_loaded", "restart_txns_loaded", "restart: transactions replayed (most)"},
+// Times are in ms, as a duration figure's value is.
+var startupMetrics = []struct {
+	metric, key, name string
+	u                 unit
+}{
+	{"zk_max_startup_snap_load_time", "restart_snap_load_ms", "restart: snapshot load (slowest server)", unitDuration},
+	{"zk_max_startup_txns_load_time", "restart_txns_load_ms", "restart: log replay (slowest server)", unitDuration},
+	{"zk_max_startup_txns_loaded", "restart_txns_loaded", "restart: transactions replayed (most)", unitCount},
 }
 
 // addStartupFigures reads every server's mntr after the restart and adds
 // the largest of each startup summary, so the restart's time splits into
 // reading the snapshot and replaying the log on both servers alike.
 func (b *bigtree) addStartupFigures(ctx context.Context) {
-	most := make([]int64, len(startupMetrics))
+	most := make([]float64, len(startupMetrics))
 	found := make([]bool, len(startupMetrics))
 	for _, a := range b.t.addrs {
 		var out strings.Builder
@@ -90,34 +94,33 @@ func (b *bigtree) addStartupFigures(ctx context.Context) {
 			b.res.Notes = append(b.res.Notes, "mntr after the restart: "+err.Error())
 			continue
 		}
+		values := mntrValues(out.String())
 		for i, m := range startupMetrics {
-			if v, ok := mntrInt(out.String(), m.metric); ok {
+			if v, ok := values[m.metric]; ok {
 				most[i], found[i] = max(most[i], v), true
 			}
 		}
 	}
 	for i, m := range startupMetrics {
-		switch {
-		case !found[i]:
+		if !found[i] {
 			b.res.Notes = append(b.res.Notes, "mntr has no "+m.metric)
-		case strings.HasSuffix(m.key, "_ms"):
-			b.res.addMs(m.key, m.name, time.Duration(most[i])*time.Millisecond)
-		default:
-			b.res.add(m.key, m.name, unitCount, float64(most[i]))
+			continue
 		}
+		b.res.add(m.key, m.name, m.u, most[i])
 	}
 }
 
-// mntrInt reads the integer value of key from an mntr answer.
-func mntrInt(mntr, key string) (int64, bool) {
+// mntrValues reads the numeric values of an mntr answer by key.
+func mntrValues(mntr string) map[string]float64 {
+	out := make(map[string]float64)
 	for _, line := range strings.Split(mntr, "\n") {
-		k, v, ok := strings.Cut(line, "\t")
-		if ok && k == key {
-			n, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-			return int64(n), err == nil
+		if k, v, ok := strings.Cut(line, "\t"); ok {
+			if n, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil {
+				out[k] = n
+			}
 		}
 	}
-	return 0, false
+	return out
 }
 
 // serves reports whether the server at addr takes connections (up), and
