@@ -1,6 +1,7 @@
 package main
 
 import (
+	"reflect"
 	"testing"
 	"time"
 )
@@ -71,5 +72,14 @@ func TestChangedSeesNewAndGrowingFiles(t *testing.T) {
 	}
 	if changed(before, map[string]int64{}) {
 		t.Fatal("a removed file (an old snapshot purged) counted as a snapshot")
+	}
+}
+
+// TestMntrValues reads mntr's numeric lines by key and skips the others.
+func TestMntrValues(t *testing.T) {
+	got := mntrValues("zk_version\t3.8.4-abc\nzk_max_startup_txns_loaded\t3023\nzk_avg_latency\t0.5\nno tab here\n")
+	want := map[string]float64{"zk_max_startup_txns_loaded": 3023, "zk_avg_latency": 0.5}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("mntrValues = %v, want %v", got, want)
 	}
 }
