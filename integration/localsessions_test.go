@@ -169,6 +169,11 @@ func TestNewClientReadsWhileDiskFullWithLocalSessions(t *testing.T) {
 			c.WaitForRole(f, "follower")
 			lc, _ := c.Connect(t, c.Servers[leader].Addr())
 			createEpoch(t, lc, "/before")
+			// A majority without f may have committed it: f must hold it
+			// before its disk fills, or it can never read it.
+			_, before, err := lc.Exists("/before")
+			require.NoError(t, err)
+			waitCond(t, "the follower to apply /before", func() bool { return c.Servers[f].LastZxid() >= before.Czxid })
 			disks[f].SetFull(true)
 			createEpoch(t, lc, "/during") // an append reaches the full disk
 			waitCond(t, "the follower to find its disk full", func() bool { return c.Servers[f].DiskState().Full })

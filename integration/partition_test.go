@@ -158,7 +158,14 @@ func TestPartition_ReadOnlyModeServesReadsWithoutQuorum(t *testing.T) {
 // longer commit: the kill ends the sync instead of waiting out its 30 s
 // timeout (which once made TestLinearizableUnderLeaderKills take 32 s).
 func TestPartition_KillDoesNotWaitForStuckSyncs(t *testing.T) {
-	c := StartCluster(t, 3)
+	// ZooKeeper's default tick: the cut-off leader keeps its role for a
+	// few seconds, longer than a loaded machine takes to get both requests
+	// to it (with the harness's tick it could step down first, failing the
+	// create before the sync arrived).
+	c := StartCluster(t, 3, WithServerConfig(func(cfg *server.Config) {
+		cfg.TickTime = 2 * time.Second
+		cfg.MaxSessionTimeout = 8 * time.Second
+	}))
 	leader := c.Leader()
 	addr := c.Servers[leader].Addr()
 	writer, _ := c.Connect(t, addr)
