@@ -2,6 +2,7 @@ package exporter
 
 import (
 	"bufio"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -144,14 +145,16 @@ func workload(t *testing.T, addr string) {
 func waitConnected(t *testing.T, events <-chan zk.Event) {
 	t.Helper()
 	timeout := time.After(10 * time.Second)
+	var seen []string // the client's states, for the failure
 	for {
 		select {
 		case ev := <-events:
 			if ev.State == zk.StateHasSession {
 				return
 			}
+			seen = append(seen, fmt.Sprintf("%v (%v)", ev.State, ev.Err))
 		case <-timeout:
-			t.Fatal("no session within 10 s")
+			t.Fatalf("no session within 10 s; the client went through %v", seen)
 		}
 	}
 }
