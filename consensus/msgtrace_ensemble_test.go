@@ -18,6 +18,7 @@ func watchTraceFrom(t *testing.T, nodes []*Node, i int) {
 	for _, n := range nodes {
 		n.SetStatusSource(func() []byte { return []byte("{}") })
 	}
+	nodes[i].WatchTrace() // on before this returns, whenever the goroutine runs
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {

@@ -223,6 +223,9 @@ func TestFollowerCatchesUpBySnapshot(t *testing.T) {
 // keepTracing keeps n's message trace recording until the test ends, as
 // an open step-by-step view does by polling.
 func keepTracing(t *testing.T, n *Node) {
+	// Recording is on before this returns: on a loaded machine the
+	// goroutine may first run after what the test wants recorded.
+	n.WatchTrace()
 	stop, done := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
