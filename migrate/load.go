@@ -82,6 +82,9 @@ func Load(src Source) (*Image, error) {
 		return nil, err
 	}
 	im.killDeadSessions()
+	if err := snap.tree.acls.unresolved(snap.tree, snapFile.path); err != nil {
+		return nil, err
+	}
 	return im, nil
 }
 

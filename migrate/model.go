@@ -16,7 +16,7 @@ import (
 type zkTree struct {
 	nodes      map[string]*znode
 	ephemerals map[int64]map[string]struct{}
-	acls       aclInterner
+	acls       aclCache
 	// extended says whether TTL owner encodings are TTL nodes
 	// (zookeeper.extendedTypesEnabled) rather than sessions.
 	extended bool
@@ -24,8 +24,9 @@ type zkTree struct {
 
 // znode is DataNode: data, ACL and StatPersisted, and the child names.
 type znode struct {
-	data     []byte // nil: null data
-	acl      []wire.ACL
+	data     []byte     // nil: null data
+	acl      []wire.ACL // nil while aclID waits for the replay (see aclCache)
+	aclID    int64      // ZooKeeper's reference into its ACL cache
 	stat     statPersisted
 	children map[string]struct{}
 }
@@ -55,7 +56,7 @@ func newTree(extended bool) *zkTree {
 	return &zkTree{
 		nodes:      make(map[string]*znode),
 		ephemerals: make(map[int64]map[string]struct{}),
-		acls:       newACLInterner(),
+		acls:       newACLCache(),
 		extended:   extended,
 	}
 }
@@ -109,6 +110,7 @@ func (t *zkTree) createNode(path string, data []byte, acl []wire.ACL, owner int6
 	if parent == nil {
 		return codeNoNode
 	}
+	aclID := t.acls.convert(acl) // before the check, as in ZooKeeper
 	if _, ok := parent.children[childName]; ok {
 		return codeNodeExists
 	}
@@ -119,7 +121,7 @@ func (t *zkTree) createNode(path string, data []byte, acl []wire.ACL, owner int6
 		parent.stat.cversion = parentCVersion
 		parent.stat.pzxid = zxid
 	}
-	n := &znode{data: data, acl: t.acls.intern(acl), stat: statPersisted{
+	n := &znode{data: data, acl: t.acls.list(aclID), aclID: aclID, stat: statPersisted{
 		czxid: zxid, mzxid: zxid, pzxid: zxid, ctime: time, mtime: time, ephemeralOwner: owner}}
 	parent.addChild(childName)
 	t.nodes[path] = n
@@ -151,6 +153,7 @@ func (t *zkTree) deleteNode(path string, zxid int64) int32 {
 		return codeNoNode
 	}
 	delete(t.nodes, path)
+	t.acls.removeUsage(n.aclID)
 	t.index(path, n.stat.ephemeralOwner, false)
 	return codeOK
 }
@@ -172,8 +175,10 @@ func (t *zkTree) setACL(path string, acl []wire.ACL, version int32) int32 {
 	if n == nil {
 		return codeNoNode
 	}
+	aclID := t.acls.convert(acl)
+	t.acls.removeUsage(n.aclID)
 	n.stat.aversion = version
-	n.acl = t.acls.intern(acl)
+	n.acl, n.aclID = t.acls.list(aclID), aclID
 	return codeOK
 }
 
@@ -209,28 +214,4 @@ func (t *zkTree) killSession(session, zxid int64, listed []string) {
 	for p := range local {
 		t.deleteNode(p, zxid)
 	}
-}
-
-// aclInterner shares one slice among equal ACL lists, as ZooKeeper's ACL
-// cache shares one list per id. A null list is world:anyone ALL, as
-// ReferenceCountedACLCache.convertAcls makes it.
-type aclInterner struct {
-	byKey map[string][]wire.ACL
-	key   []byte
-}
-
-func newACLInterner() aclInterner { return aclInterner{byKey: make(map[string][]wire.ACL)} }
-
-func (a *aclInterner) intern(acl []wire.ACL) []wire.ACL {
-	if acl == nil {
-		acl = wire.OpenACLUnsafe
-	}
-	e := wire.NewEncoder(a.key[:0])
-	wire.EncodeACLs(e, acl)
-	a.key = e.Bytes()
-	if got, ok := a.byKey[string(a.key)]; ok {
-		return got
-	}
-	a.byKey[string(a.key)] = acl
-	return acl
 }

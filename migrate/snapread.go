@@ -68,13 +68,13 @@ func decodeSnapshot(r io.ReaderAt, size int64, path string, extended bool, prog 
 	if err := readSessions(d, path, s.sessions); err != nil {
 		return nil, err
 	}
-	acls, err := readACLCache(d, path)
-	if err != nil {
+	if err := readACLCache(d, path, &s.tree.acls); err != nil {
 		return nil, err
 	}
-	if err := readNodes(d, path, s.tree, acls, prog, size); err != nil {
+	if err := readNodes(d, path, s.tree, prog, size); err != nil {
 		return nil, err
 	}
+	s.tree.acls.purgeUnused()
 	sum := &sealSum{r: r, h: adler32.New()}
 	if err := readSeal(d, sum, path, int64(d.Offset())); err != nil {
 		return nil, err
@@ -122,18 +122,17 @@ func readSessions(d *wire.Decoder, path string, into map[int64]int32) error {
 	return nil
 }
 
-// readACLCache reads ReferenceCountedACLCache: count, then (id, ACL
-// vector) pairs.
-func readACLCache(d *wire.Decoder, path string) (map[int64][]wire.ACL, error) {
+// readACLCache reads ReferenceCountedACLCache into c: count, then (id,
+// ACL vector) pairs.
+func readACLCache(d *wire.Decoder, path string, c *aclCache) error {
 	off := int64(d.Offset())
 	n := d.Count(12)
-	out := make(map[int64][]wire.ACL, d.Prealloc(n, 12))
 	for i := 0; i < n && d.Err() == nil; i++ {
 		at := int64(d.Offset())
 		id := d.Long()
 		k := d.Count(12)
 		if k < 0 {
-			return nil, corrupt(path, at, "ACL list %d is null", id)
+			return corrupt(path, at, "ACL list %d is null", id)
 		}
 		acl := make([]wire.ACL, 0, d.Prealloc(k, 12))
 		for j := 0; j < k && d.Err() == nil; j++ {
@@ -141,17 +140,19 @@ func readACLCache(d *wire.Decoder, path string) (map[int64][]wire.ACL, error) {
 			a.Decode(d)
 			acl = append(acl, a)
 		}
-		out[id] = acl
+		if d.Err() == nil {
+			c.read(id, acl)
+		}
 	}
 	if d.Err() != nil || n < 0 {
-		return nil, corrupt(path, off, "bad ACL table: %v", errOr(d.Err(), "null count"))
+		return corrupt(path, off, "bad ACL table: %v", errOr(d.Err(), "null count"))
 	}
-	return out, nil
+	return nil
 }
 
 // readNodes reads (path, DataNode) records up to the "/" that ends them,
 // linking each node under its parent as DataTree.deserialize does.
-func readNodes(d *wire.Decoder, file string, t *zkTree, acls map[int64][]wire.ACL, prog *progress, size int64) error {
+func readNodes(d *wire.Decoder, file string, t *zkTree, prog *progress, size int64) error {
 	for {
 		off := int64(d.Offset())
 		null := d.PeekNull()
@@ -162,11 +163,11 @@ func readNodes(d *wire.Decoder, file string, t *zkTree, acls map[int64][]wire.AC
 		if path == "/" {
 			break
 		}
-		n, err := readNode(d, file, off, acls)
+		n, err := readNode(d, file, off)
 		if err != nil {
 			return err
 		}
-		if err := t.linkLoaded(path, n); err != nil {
+		if err := t.linkLoaded(path, n, off); err != nil {
 			return corrupt(file, off, "%v", err)
 		}
 		prog.step(func() string { return prog.percent(int64(d.Offset()), size) })
@@ -178,9 +179,9 @@ func readNodes(d *wire.Decoder, file string, t *zkTree, acls map[int64][]wire.AC
 }
 
 // readNode reads one DataNode record: data, ACL reference, StatPersisted.
-func readNode(d *wire.Decoder, file string, off int64, acls map[int64][]wire.ACL) (*znode, error) {
+func readNode(d *wire.Decoder, file string, off int64) (*znode, error) {
 	n := &znode{data: d.Buffer()}
-	ref := d.Long()
+	n.aclID = d.Long()
 	s := &n.stat
 	s.czxid, s.mzxid, s.ctime, s.mtime = d.Long(), d.Long(), d.Long(), d.Long()
 	s.version, s.cversion, s.aversion = d.Int(), d.Int(), d.Int()
@@ -188,18 +189,17 @@ func readNode(d *wire.Decoder, file string, off int64, acls map[int64][]wire.ACL
 	if d.Err() != nil {
 		return nil, corrupt(file, off, "bad node record: %v", d.Err())
 	}
-	if ref == -1 {
-		n.acl = wire.OpenACLUnsafe
-	} else if n.acl = acls[ref]; n.acl == nil {
-		return nil, corrupt(file, off, "the node refers to ACL list %d, which the snapshot's ACL table lacks", ref)
-	}
 	return n, nil
 }
 
-// linkLoaded adds a node read from a snapshot: "" is the root, any other
-// path must have its parent already.
-func (t *zkTree) linkLoaded(path string, n *znode) error {
-	n.acl = t.acls.intern(n.acl)
+// linkLoaded adds a node read from a snapshot at off: "" is the root, any
+// other path must have its parent already. A node whose ACL id the
+// table lacks waits for the replay to define it.
+func (t *zkTree) linkLoaded(path string, n *znode, off int64) error {
+	t.acls.addUsage(n.aclID)
+	if n.acl = t.acls.list(n.aclID); n.acl == nil {
+		t.acls.await(path, off, n)
+	}
 	if path == "" {
 		t.nodes[""] = n
 		return nil
