@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -282,7 +283,21 @@ func (c *Cluster) Connect(t testing.TB, addrs ...string) (*zk.Conn, <-chan zk.Ev
 	if len(addrs) == 0 {
 		addrs = c.Addrs()
 	}
-	return connectTo(t, addrs)
+	return connectDescribed(t, addrs, c.describe)
+}
+
+// describe is each server's role, whether it serves, the leader it knows
+// and its last zxid, for a failure's message.
+func (c *Cluster) describe() string {
+	var b strings.Builder
+	for i, s := range c.Servers {
+		if s == nil {
+			fmt.Fprintf(&b, "server %d: stopped; ", i+1)
+			continue
+		}
+		fmt.Fprintf(&b, "server %d at %s: %s, serving %t, leader %d, zxid %#x; ", i+1, s.Addr(), s.Role(), s.Serving(), s.LeaderID(), s.LastZxid())
+	}
+	return strings.TrimSuffix(b.String(), "; ")
 }
 
 // Close stops every server at once, without leadership hand-overs: the

@@ -74,6 +74,13 @@ func (s *Server) Connect(t testing.TB, opts ...func(*zk.Conn)) (*zk.Conn, <-chan
 // connectTo connects a go-zookeeper client to addrs and waits for its session.
 func connectTo(t testing.TB, addrs []string, opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event) {
 	t.Helper()
+	return connectDescribed(t, addrs, nil, opts...)
+}
+
+// connectDescribed is connectTo whose failure also prints describe(): the
+// servers' state when no session came.
+func connectDescribed(t testing.TB, addrs []string, describe func() string, opts ...func(*zk.Conn)) (*zk.Conn, <-chan zk.Event) {
+	t.Helper()
 	all := func(c *zk.Conn) {
 		for _, o := range opts {
 			o(c)
@@ -89,7 +96,11 @@ func connectTo(t testing.TB, addrs []string, opts ...func(*zk.Conn)) (*zk.Conn, 
 		select {
 		case <-events:
 		case <-deadline:
-			t.Fatalf("integration: no session after 10s (state %v)", c.State())
+			servers := ""
+			if describe != nil {
+				servers = "; " + describe()
+			}
+			t.Fatalf("integration: no session from %v after 10s (state %v)%s", addrs, c.State(), servers)
 		}
 	}
 	return c, events
