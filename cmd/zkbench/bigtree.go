@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -68,6 +69,7 @@ type bigtreeFlags struct {
 	window    time.Duration // the writers' window before a snapshot or catch-up
 	snapWait  time.Duration // the longest the writers wait for every server's snapshot
 	catchWait time.Duration // the longest a wiped follower may take to catch up
+	idle      time.Duration // the memory phase's wait, without requests, before its last RSS sample
 }
 
 func (b *bigtreeFlags) register(fs *flag.FlagSet) {
@@ -81,6 +83,8 @@ func (b *bigtreeFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&b.snapWait, "bigtree-snapwait", 3*time.Minute,
 		"-op bigtree: the longest the snapshot phase writes while waiting for every server to snapshot")
 	fs.DurationVar(&b.catchWait, "bigtree-catchwait", 10*time.Minute, "-op bigtree: the longest a wiped follower may take to catch up")
+	fs.DurationVar(&b.idle, "bigtree-idle", 0,
+		"-op bigtree: after the memory phase's samples, wait this long without requests and sample the RSS again (0: not)")
 }
 
 // parsePhases checks -bigtree-phases; fill is added when missing.
@@ -212,6 +216,9 @@ func (b *bigtree) run(ctx context.Context) error {
 		afterGC := b.mem.sample(ctx, true)
 		b.res.addMemory("after", "after fill", "znode", b.o.n, before, after, afterGC)
 		b.progress("memory: RSS %s, live heap %s after the fill", formatBytes(float64(afterGC.rss)), formatBytes(float64(afterGC.heap)))
+		if err := b.idleMemory(ctx, before); err != nil {
+			return fmt.Errorf("memory: %w", err)
+		}
 	}
 	steps := []struct {
 		name string
@@ -234,4 +241,38 @@ func (b *bigtree) progress(format string, args ...any) {
 		return
 	}
 	fmt.Fprintf(b.out, "   %s %s: %s\n", time.Now().UTC().Format("15:04:05"), b.t.label, fmt.Sprintf(format, args...))
+}
+
+// idleMemory waits -bigtree-idle without requests, printing the RSS every
+// half minute, and adds the RSS then and its growth per znode since
+// before the fill: what a server holding the tree keeps once its
+// collector and the runtime have had time to hand memory back.
+func (b *bigtree) idleMemory(ctx context.Context, before memSample) error {
+	d := b.o.bigtree.idle
+	if d <= 0 {
+		return nil
+	}
+	tick := time.NewTicker(30 * time.Second)
+	defer tick.Stop()
+	end := time.NewTimer(d)
+	defer end.Stop()
+	for done := false; !done; {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-tick.C:
+			b.progress("memory: RSS %s while idle", formatBytes(float64(b.mem.sample(ctx, false).rss)))
+		case <-end.C:
+			done = true
+		}
+	}
+	idle := b.mem.sample(ctx, false)
+	name := fmt.Sprintf("after %v idle", d)
+	b.res.addBytes("rss_idle_bytes", "RSS "+name, idle.rss, idle.rssOK)
+	b.res.addBytes("rss_idle_per_znode_bytes", "RSS growth per znode "+name,
+		int64(math.Round(float64(idle.rss-before.rss)/float64(b.o.n))), idle.rssOK && before.rssOK)
+	if idle.err != nil {
+		b.res.Notes = append(b.res.Notes, idle.err.Error())
+	}
+	return nil
 }

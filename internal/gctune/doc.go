@@ -29,9 +29,13 @@
 // × the time between them; marking on idle Ps is not counted) and
 // doubles the fraction while the share is above MaxGCShare, up to
 // MaxPercent, and halves it back towards Percent once the share is below
-// a quarter of that (NextRoom). An idle server halves its room at each
-// of its next collections (the runtime's periodic one included) until it
-// is back at Percent, and the runtime's scavenger hands the memory back.
+// a quarter of that (NextRoom). An idle server has few collections to
+// learn from (the runtime forces one every two minutes), so every
+// IdleAfter without an automatic collection also halves the room, and
+// the first such look that finds the room back at Percent after it had
+// grown hands the free memory back to the system at once
+// (debug.FreeOSMemory): the runtime's scavenger alone kept a third of a
+// server's RSS mapped minutes after a 3M-znode fill.
 // A GOMEMLIMIT in the environment still bounds the heap: the runtime
 // collects early to stay under it whatever GOGC says.
 //

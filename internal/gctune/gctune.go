@@ -26,15 +26,20 @@ type Config struct {
 	// doubles, up to MaxPercent. Below a quarter of it the room halves
 	// again, down to Percent. Zero turns the adaptation off.
 	MaxGCShare float64
+	// IdleAfter is how long the room stays above Percent without a
+	// collection the allocation rate started: each such period halves it,
+	// down to Percent, so that a server whose writes stopped hands back
+	// the room they won. Zero leaves it to the collections themselves.
+	IdleAfter time.Duration
 }
 
 // DefaultConfig is zkserver's policy: at least 16 MiB of room, and a
 // quarter of the live heap once that is larger (above 64 MiB live); while
 // the collector takes more than a tenth of the CPU (a large tree under
 // writes, or a restart loading one), up to the whole live heap, as Go's
-// default GOGC=100 gives.
+// default GOGC=100 gives; halved every 15 s without a collection.
 func DefaultConfig() Config {
-	return Config{MinHeadroom: 16 << 20, Percent: 25, MaxPercent: 100, MaxGCShare: 0.10}
+	return Config{MinHeadroom: 16 << 20, Percent: 25, MaxPercent: 100, MaxGCShare: 0.10, IdleAfter: 15 * time.Second}
 }
 
 // heapMinimum is the Go runtime's smallest heap goal at GOGC=100. It
@@ -51,6 +56,7 @@ const (
 	gcCPUMetric  = "/cpu/classes/gc/total:cpu-seconds"
 	idleMetric   = "/cpu/classes/gc/mark/idle:cpu-seconds"
 	forcedMetric = "/gc/cycles/forced:gc-cycles"
+	autoMetric   = "/gc/cycles/automatic:gc-cycles"
 )
 
 // Tuner adjusts GOGC after every collection until it is stopped.
@@ -62,6 +68,10 @@ type Tuner struct {
 	percent int
 	room    int // the current room in percent of the live heap, Percent to MaxPercent
 	last    cpuMark
+	stop    chan struct{} // closed by Stop: ends the idle watch
+	once    sync.Once
+	cycles  uint64 // automatic collections at the idle watch's last look
+	grown   bool   // the room rose above Percent since memory was last handed back
 }
 
 // cpuMark is where the collector's CPU stood after a collection.
@@ -77,10 +87,13 @@ func Start(cfg Config) *Tuner {
 	if _, set := os.LookupEnv("GOGC"); set {
 		return nil
 	}
-	t := &Tuner{cfg: cfg, percent: -1, room: cfg.Percent, sample: []metrics.Sample{
+	t := &Tuner{cfg: cfg, percent: -1, room: cfg.Percent, stop: make(chan struct{}), sample: []metrics.Sample{
 		{Name: liveMetric}, {Name: gcCPUMetric}, {Name: idleMetric}, {Name: forcedMetric}}}
 	t.adjust()
 	t.arm()
+	if cfg.IdleAfter > 0 {
+		go t.watchIdle()
+	}
 	return t
 }
 
@@ -95,7 +108,69 @@ func (t *Tuner) Percent() int {
 func (t *Tuner) Stop() {
 	if t != nil {
 		t.stopped.Store(true)
+		t.once.Do(func() { close(t.stop) })
 	}
+}
+
+// Room returns the current room in percent of the live heap.
+func (t *Tuner) Room() int {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.room
+}
+
+// watchIdle looks every IdleAfter whether an automatic collection ran
+// since its last look, and halves the room when none did.
+func (t *Tuner) watchIdle() {
+	tick := time.NewTicker(t.cfg.IdleAfter)
+	defer tick.Stop()
+	t.idleTick(autoCycles())
+	for {
+		select {
+		case <-t.stop:
+			return
+		case <-tick.C:
+			if t.idleTick(autoCycles()) {
+				debug.FreeOSMemory()
+			}
+		}
+	}
+}
+
+// autoCycles returns how many collections the runtime started on its own.
+func autoCycles() uint64 {
+	s := []metrics.Sample{{Name: autoMetric}}
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// idleTick halves the room when the count of automatic collections has
+// not moved since the last tick, and sets GOGC for it. It reports whether
+// the caller should hand the memory above the goal back at once
+// (debug.FreeOSMemory, one forced collection): the first idle look that
+// finds the room back at Percent after it had grown. The runtime's
+// scavenger alone keeps a good part of a grown heap mapped (at 3M znodes
+// a third of a server's RSS, minutes after its writes stopped).
+func (t *Tuner) idleTick(cycles uint64) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	idle := cycles == t.cycles
+	t.cycles = cycles
+	if !idle || t.stopped.Load() {
+		return false
+	}
+	if t.room > t.cfg.Percent {
+		t.room = max(t.room/2, t.cfg.Percent)
+		t.setPercentLocked()
+	}
+	if t.room > t.cfg.Percent || !t.grown {
+		return false
+	}
+	t.grown = false
+	return true
 }
 
 // sentinel is dropped as soon as it is made; its finalizer runs after the
@@ -123,6 +198,15 @@ func (t *Tuner) adjust() {
 		return // the runtime does not report the live heap
 	}
 	t.adaptRoom()
+	t.setPercentLocked()
+}
+
+// setPercentLocked sets GOGC for the room and the live heap of the last
+// sample; t.mu is held.
+func (t *Tuner) setPercentLocked() {
+	if t.sample[0].Value.Kind() != metrics.KindUint64 {
+		return
+	}
 	cfg := t.cfg
 	cfg.Percent = t.room
 	p := PercentFor(t.sample[0].Value.Uint64(), cfg)
@@ -150,6 +234,7 @@ func (t *Tuner) adaptRoom() {
 	capacity := now.at.Sub(prev.at).Seconds() * float64(runtime.GOMAXPROCS(0))
 	if capacity > 0 {
 		t.room = NextRoom(t.room, (now.gc-prev.gc)/capacity, t.cfg)
+		t.grown = t.grown || t.room > t.cfg.Percent
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"testing"
 	"time"
 )
@@ -102,4 +103,49 @@ func TestTunerFollowsTheLiveHeap(t *testing.T) {
 		t.Fatalf("the runtime's GOGC is %d, want %d", cur, cfg.Percent)
 	}
 	runtime.KeepAlive(live)
+}
+
+// TestIdleHalvesTheRoom: each look without an automatic collection since
+// the one before halves the room, down to Percent; a collection in
+// between leaves it.
+func TestIdleHalvesTheRoom(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	cfg := DefaultConfig()
+	tuner := &Tuner{cfg: cfg, percent: -1, room: 100, grown: true, stop: make(chan struct{}), sample: []metrics.Sample{{Name: liveMetric}}}
+	runtime.GC()
+	metrics.Read(tuner.sample)
+	for _, step := range []struct {
+		cycles uint64
+		want   int
+		floor  bool // the look brings the room down to Percent
+	}{
+		{5, 100, false}, // the first look only counts
+		{6, 100, false}, // a collection since: busy
+		{6, 50, false},  // none since: idle
+		{7, 50, false},
+		{7, 25, true},
+		{7, 25, false}, // floored at Percent, and handed back once
+	} {
+		floor := tuner.idleTick(step.cycles)
+		if got := tuner.Room(); got != step.want || floor != step.floor {
+			t.Fatalf("after a look at %d collections the room is %d (down to the floor: %t), want %d (%t)",
+				step.cycles, got, floor, step.want, step.floor)
+		}
+	}
+	live := tuner.sample[0].Value.Uint64()
+	if want := PercentFor(live, cfg); tuner.Percent() != want {
+		t.Fatalf("GOGC is %d at a room of %d%% of %d live bytes, want %d", tuner.Percent(), cfg.Percent, live, want)
+	}
+	// The room may come back down at a collection (NextRoom), not at a
+	// look: the first idle look after that hands the memory back.
+	tuner.grown = true
+	if !tuner.idleTick(7) || tuner.idleTick(7) {
+		t.Fatal("the first idle look at the floor after the room grew must hand memory back, and only that one")
+	}
+	tuner.Stop()
+	tuner.room = 100
+	tuner.idleTick(7)
+	if tuner.Room() != 100 {
+		t.Fatal("a stopped tuner moved the room")
+	}
 }
