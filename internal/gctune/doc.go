@@ -30,12 +30,15 @@
 // doubles the fraction while the share is above MaxGCShare, up to
 // MaxPercent, and halves it back towards Percent once the share is below
 // a quarter of that (NextRoom). An idle server has few collections to
-// learn from (the runtime forces one every two minutes), so every
-// IdleAfter without an automatic collection also halves the room, and
+// learn from (the runtime forces one every two minutes), so the tuner
+// also looks at the allocation rate every IdleAfter: a look that finds
+// less allocated than an eighth of the floor's room halves the room, and
 // the first such look that finds the room back at Percent after it had
 // grown hands the free memory back to the system at once
 // (debug.FreeOSMemory): the runtime's scavenger alone kept a third of a
-// server's RSS mapped minutes after a 3M-znode fill.
+// server's RSS mapped minutes after a 3M-znode fill. The rate, not the
+// time since the last collection, says idle: under a steady fill of a
+// big tree the collections are a minute apart.
 // A GOMEMLIMIT in the environment still bounds the heap: the runtime
 // collects early to stay under it whatever GOGC says.
 //

@@ -26,10 +26,12 @@ type Config struct {
 	// doubles, up to MaxPercent. Below a quarter of it the room halves
 	// again, down to Percent. Zero turns the adaptation off.
 	MaxGCShare float64
-	// IdleAfter is how long the room stays above Percent without a
-	// collection the allocation rate started: each such period halves it,
-	// down to Percent, so that a server whose writes stopped hands back
-	// the room they won. Zero leaves it to the collections themselves.
+	// IdleAfter is how often the tuner looks at the allocation rate. A
+	// look that finds less allocated since the one before than an eighth
+	// of the room at Percent (the floor's room would then last more than
+	// eight looks) halves the room, down to Percent, so that a server
+	// whose writes stopped hands back the room they won. Zero leaves the
+	// room to the collections alone.
 	IdleAfter time.Duration
 }
 
@@ -37,7 +39,7 @@ type Config struct {
 // quarter of the live heap once that is larger (above 64 MiB live); while
 // the collector takes more than a tenth of the CPU (a large tree under
 // writes, or a restart loading one), up to the whole live heap, as Go's
-// default GOGC=100 gives; halved every 15 s without a collection.
+// default GOGC=100 gives; halved every 15 s in which little was allocated.
 func DefaultConfig() Config {
 	return Config{MinHeadroom: 16 << 20, Percent: 25, MaxPercent: 100, MaxGCShare: 0.10, IdleAfter: 15 * time.Second}
 }
@@ -56,7 +58,7 @@ const (
 	gcCPUMetric  = "/cpu/classes/gc/total:cpu-seconds"
 	idleMetric   = "/cpu/classes/gc/mark/idle:cpu-seconds"
 	forcedMetric = "/gc/cycles/forced:gc-cycles"
-	autoMetric   = "/gc/cycles/automatic:gc-cycles"
+	allocsMetric = "/gc/heap/allocs:bytes"
 )
 
 // Tuner adjusts GOGC after every collection until it is stopped.
@@ -70,7 +72,8 @@ type Tuner struct {
 	last    cpuMark
 	stop    chan struct{} // closed by Stop: ends the idle watch
 	once    sync.Once
-	cycles  uint64 // automatic collections at the idle watch's last look
+	allocs  uint64 // bytes allocated in all at the idle watch's last look
+	looked  bool   // allocs holds a look
 	grown   bool   // the room rose above Percent since memory was last handed back
 }
 
@@ -119,47 +122,47 @@ func (t *Tuner) Room() int {
 	return t.room
 }
 
-// watchIdle looks every IdleAfter whether an automatic collection ran
-// since its last look, and halves the room when none did.
+// watchIdle looks at the allocation rate every IdleAfter (idleTick).
 func (t *Tuner) watchIdle() {
 	tick := time.NewTicker(t.cfg.IdleAfter)
 	defer tick.Stop()
-	t.idleTick(autoCycles())
+	sample := []metrics.Sample{{Name: allocsMetric}, {Name: liveMetric}}
+	look := func() bool {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() != metrics.KindUint64 || sample[1].Value.Kind() != metrics.KindUint64 {
+			return false
+		}
+		return t.idleTick(sample[0].Value.Uint64(), sample[1].Value.Uint64())
+	}
+	look()
 	for {
 		select {
 		case <-t.stop:
 			return
 		case <-tick.C:
-			if t.idleTick(autoCycles()) {
+			if look() {
 				debug.FreeOSMemory()
 			}
 		}
 	}
 }
 
-// autoCycles returns how many collections the runtime started on its own.
-func autoCycles() uint64 {
-	s := []metrics.Sample{{Name: autoMetric}}
-	metrics.Read(s)
-	if s[0].Value.Kind() != metrics.KindUint64 {
-		return 0
-	}
-	return s[0].Value.Uint64()
-}
-
-// idleTick halves the room when the count of automatic collections has
-// not moved since the last tick, and sets GOGC for it. It reports whether
-// the caller should hand the memory above the goal back at once
-// (debug.FreeOSMemory, one forced collection): the first idle look that
-// finds the room back at Percent after it had grown. The runtime's
-// scavenger alone keeps a good part of a grown heap mapped (at 3M znodes
-// a third of a server's RSS, minutes after its writes stopped).
-func (t *Tuner) idleTick(cycles uint64) bool {
+// idleTick takes a look: allocs is the bytes allocated in all, live the
+// live heap. When less than an eighth of the floor's room (Percent of
+// live, at least MinHeadroom) was allocated since the last look, it
+// halves the room and sets GOGC for it. It reports whether the caller
+// should hand the memory above the goal back at once
+// (debug.FreeOSMemory, one forced collection): at the first such quiet
+// look that finds the room back at Percent after it had grown. The
+// runtime's scavenger alone kept a good part of a grown heap mapped (at
+// 3M znodes a third of a server's RSS, minutes after its writes stopped).
+func (t *Tuner) idleTick(allocs, live uint64) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	idle := cycles == t.cycles
-	t.cycles = cycles
-	if !idle || t.stopped.Load() {
+	since, looked := allocs-t.allocs, t.looked
+	t.allocs, t.looked = allocs, true
+	floor := max(t.cfg.MinHeadroom, live*uint64(t.cfg.Percent)/100)
+	if !looked || since >= floor/8 || t.stopped.Load() {
 		return false
 	}
 	if t.room > t.cfg.Percent {

@@ -105,46 +105,46 @@ func TestTunerFollowsTheLiveHeap(t *testing.T) {
 	runtime.KeepAlive(live)
 }
 
-// TestIdleHalvesTheRoom: each look without an automatic collection since
-// the one before halves the room, down to Percent; a collection in
-// between leaves it.
+// TestIdleHalvesTheRoom: each look that finds little allocated since the
+// one before (less than an eighth of the floor's room) halves the room,
+// down to Percent; a busy period in between leaves it.
 func TestIdleHalvesTheRoom(t *testing.T) {
 	defer debug.SetGCPercent(debug.SetGCPercent(100))
 	cfg := DefaultConfig()
 	tuner := &Tuner{cfg: cfg, percent: -1, room: 100, grown: true, stop: make(chan struct{}), sample: []metrics.Sample{{Name: liveMetric}}}
 	runtime.GC()
 	metrics.Read(tuner.sample)
+	const live = 1 << 30 // the floor's room is 256 MiB, quiet below 32 MiB
 	for _, step := range []struct {
-		cycles uint64
+		allocs uint64
 		want   int
-		floor  bool // the look brings the room down to Percent
+		free   bool // the look says to hand memory back
 	}{
-		{5, 100, false}, // the first look only counts
-		{6, 100, false}, // a collection since: busy
-		{6, 50, false},  // none since: idle
-		{7, 50, false},
-		{7, 25, true},
-		{7, 25, false}, // floored at Percent, and handed back once
+		{1 << 30, 100, false},        // the first look only counts
+		{1<<30 + 40<<20, 100, false}, // 40 MiB since: busy
+		{1<<30 + 50<<20, 50, false},  // 10 MiB since: quiet
+		{1<<30 + 100<<20, 50, false}, // busy
+		{1<<30 + 101<<20, 25, true},  // quiet, down to the floor
+		{1<<30 + 102<<20, 25, false}, // floored, and handed back once
 	} {
-		floor := tuner.idleTick(step.cycles)
-		if got := tuner.Room(); got != step.want || floor != step.floor {
-			t.Fatalf("after a look at %d collections the room is %d (down to the floor: %t), want %d (%t)",
-				step.cycles, got, floor, step.want, step.floor)
+		free := tuner.idleTick(step.allocs, live)
+		if got := tuner.Room(); got != step.want || free != step.free {
+			t.Fatalf("after a look at %d bytes allocated the room is %d (hand back: %t), want %d (%t)",
+				step.allocs, got, free, step.want, step.free)
 		}
 	}
-	live := tuner.sample[0].Value.Uint64()
-	if want := PercentFor(live, cfg); tuner.Percent() != want {
-		t.Fatalf("GOGC is %d at a room of %d%% of %d live bytes, want %d", tuner.Percent(), cfg.Percent, live, want)
+	if want := PercentFor(tuner.sample[0].Value.Uint64(), cfg); tuner.Percent() != want {
+		t.Fatalf("GOGC is %d at a room of %d%%, want %d", tuner.Percent(), cfg.Percent, want)
 	}
 	// The room may come back down at a collection (NextRoom), not at a
-	// look: the first idle look after that hands the memory back.
+	// look: the first quiet look after that hands the memory back.
 	tuner.grown = true
-	if !tuner.idleTick(7) || tuner.idleTick(7) {
-		t.Fatal("the first idle look at the floor after the room grew must hand memory back, and only that one")
+	if !tuner.idleTick(1<<30+103<<20, live) || tuner.idleTick(1<<30+104<<20, live) {
+		t.Fatal("the first quiet look at the floor after the room grew must hand memory back, and only that one")
 	}
 	tuner.Stop()
 	tuner.room = 100
-	tuner.idleTick(7)
+	tuner.idleTick(1<<30+105<<20, live)
 	if tuner.Room() != 100 {
 		t.Fatal("a stopped tuner moved the room")
 	}
