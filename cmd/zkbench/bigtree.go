@@ -24,7 +24,8 @@ import (
 //	          10M, the shape large users have, rather than one parent of
 //	          ten million children); always runs, the others need the tree
 //	memory    the RSS and live heap of the three processes summed, before
-//	          and after the fill, and the growth per znode
+//	          and after the fill, and the growth per znode; with
+//	          -bigtree-idle D, the RSS again after D without requests
 //	snapshot  -bigtree-writers sessions set random znodes while zkbench
 //	          watches every server's data directory for a snapshot being
 //	          written (bigtreesnap.go); the writes that overlap a snapshot
