@@ -344,6 +344,7 @@ func (p *podman) buildImage(t *testing.T, tag, builder, runtime string) string {
 		require.NoError(t, err)
 		return strings.TrimSpace(string(out))
 	}
+	fillModuleCache(t, root)
 	args := append([]string{"build", "--layers=false", "--format", "docker", "--pull=never", "--network", "none"}, p.buildArgs...)
 	args = append(args, "--build-arg", "BUILDER="+builder, "--build-arg", "BASE="+runtime,
 		"-v", goEnv("GOROOT")+":/usr/local/go:ro", "-v", goEnv("GOMODCACHE")+":/go/pkg/mod:ro")
@@ -364,6 +365,22 @@ func (p *podman) buildImage(t *testing.T, tag, builder, runtime string) string {
 	out, err := p.cmdWithin(8*time.Minute, append(args, "-t", tag, root)...)
 	require.NoError(t, err, "podman build:\n%s", out)
 	return tag
+}
+
+// fillModuleCache runs go mod download in root on this machine. The
+// build runs without a network on this machine's module cache, and the
+// Dockerfile's go mod download wants the go.mod of every module in the
+// graph, more than building the packages here fetched (on a fresh machine
+// armon/go-metrics's requirement on DataDog/datadog-go was missing).
+func fillModuleCache(t *testing.T, root string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "mod", "download")
+	cmd.Dir = root
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Skipf("the image's build needs every module go mod download fetches, offline, and go mod download failed here (no module proxy?): %v\n%s", err, out)
+	}
 }
 
 // reportSize logs the image's size against that of the two binaries in
