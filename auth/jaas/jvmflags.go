@@ -16,14 +16,17 @@ type JVMFlags struct {
 	// Properties holds every -Dkey=value, LoginConfig's included as
 	// written; -Dkey alone is "" as in Java.
 	Properties map[string]string
+	// MaxHeap is the last maximum heap size given (-Xmx512m, or
+	// -XX:MaxHeapSize=512m), as written; ParseHeapSize reads it.
+	MaxHeap string
 }
 
 // ParseJVMFlags parses a SERVER_JVMFLAGS / JVMFLAGS string: it splits it
 // into words as a POSIX shell would split the same text written on a
 // command line ('...' literal, "..." with \" \\ \$ \` escapes, backslash
 // escapes outside quotes; no $VAR expansion), keeps the -Dkey=value words
-// (a later one winning) and ignores every other flag (-Xmx1g, -XX:..., -cp
-// and its argument alike).
+// (a later one winning) and the last maximum heap size, and ignores every
+// other flag (-Xss1m, -XX:..., -cp and its argument alike).
 //
 // zkServer.sh expands $SERVER_JVMFLAGS unquoted, so the shell there splits
 // on white space without removing quotes; quotes here are for the common
@@ -35,6 +38,10 @@ func ParseJVMFlags(s string) (JVMFlags, error) {
 	}
 	f := JVMFlags{Properties: map[string]string{}}
 	for _, w := range words {
+		if _, ok := maxHeapFlag(w); ok {
+			f.MaxHeap = w
+			continue
+		}
 		def, ok := strings.CutPrefix(w, "-D")
 		if !ok || def == "" || def[0] == '=' {
 			continue

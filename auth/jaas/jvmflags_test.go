@@ -10,13 +10,14 @@ import (
 func TestParseJVMFlags(t *testing.T) {
 	for in, want := range map[string]JVMFlags{
 		"":                    {Properties: map[string]string{}},
-		"-Xmx1g -XX:+UseG1GC": {Properties: map[string]string{}},
+		"-Xmx1g -XX:+UseG1GC": {Properties: map[string]string{}, MaxHeap: "-Xmx1g"},
 		"-Djava.security.auth.login.config=/etc/zookeeper/jaas.conf": {
 			LoginConfig: "/etc/zookeeper/jaas.conf",
 			Properties:  map[string]string{LoginConfigProperty: "/etc/zookeeper/jaas.conf"},
 		},
 		"-Xmx512m -Djava.security.auth.login.config==/etc/zk/only.conf -Dzookeeper.authProvider.1=org.apache.zookeeper.server.auth.SASLAuthenticationProvider": {
 			LoginConfig: "/etc/zk/only.conf",
+			MaxHeap:     "-Xmx512m",
 			Properties: map[string]string{
 				LoginConfigProperty:        "=/etc/zk/only.conf",
 				"zookeeper.authProvider.1": "org.apache.zookeeper.server.auth.SASLAuthenticationProvider",

@@ -82,6 +82,11 @@ func run(args []string, stderr io.Writer) error {
 		defer tuner.Stop()
 		log.Debug("gc tuning on", "min_headroom", gc.MinHeadroom, "percent", gc.Percent, "max_percent", gc.MaxPercent, "max_gc_share", gc.MaxGCShare)
 	}
+	stopLimit, err := limitMemory(os.LookupEnv, log)
+	if err != nil {
+		return err
+	}
+	defer stopLimit()
 	cfg, err := loadConfig(fs.Args(), os.Getenv(jvmFlagsEnv), *jaasFile, log)
 	if err != nil {
 		return err

@@ -43,10 +43,13 @@ const (
 )
 
 // Variables the official image reads that zkraft accepts and does not
-// need: the JVM's flags and log4j's set-up (zkserver logs to stderr) and
-// the zkServer.sh ones. SERVER_JVMFLAGS' -D properties are read by
-// zkserver itself.
-var ignored = []string{VarLogDir, "ZOO_LOG4J_PROP", "JVMFLAGS", "SERVER_JVMFLAGS", "CLIENT_JVMFLAGS", "ZOOCFGDIR", "ZOO_LOG_DIR"}
+// turn into zoo.cfg lines: the JVM's flags and log4j's set-up (zkserver
+// logs to stderr) and the zkServer.sh ones. zkserver itself reads
+// SERVER_JVMFLAGS' -D properties, and a maximum heap from ZK_SERVER_HEAP,
+// SERVER_JVMFLAGS and JVMFLAGS as the bound on its heap (GOMEMLIMIT, the
+// Go runtime's own, overrides it).
+var ignored = []string{VarLogDir, "ZOO_LOG4J_PROP", "JVMFLAGS", "SERVER_JVMFLAGS", "CLIENT_JVMFLAGS", "ZOOCFGDIR", "ZOO_LOG_DIR",
+	"ZK_SERVER_HEAP", "GOMEMLIMIT"}
 
 // defaults are the official image's Dockerfile ENV values.
 var defaults = map[string]string{
