@@ -40,6 +40,7 @@ type options struct {
 	sessionTimeout time.Duration
 	cfg            cfgFlag // -cfg key=value lines for every built-in target (cfgflag.go)
 	zkHeap         string  // -zkheap: the ZooKeeper JVMs' -Xmx
+	keepLogs       string  // -keep-logs: where the zkserver targets' logs are copied at their stop
 	sessionClient  string  // -op sessions: gozk or raw (sessionsclient.go)
 	json           bool
 	version        bool   // -version: print the version and exit
@@ -139,6 +140,7 @@ func parseFlags(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.tls.ca, "tls-ca", "", "speak TLS to the secure client port, trusting the PEM CA certificates in `file`")
 	fs.StringVar(&o.tls.cert, "tls-cert", "", "with -tls-ca: the PEM client certificate `file` to present")
 	fs.StringVar(&o.tls.key, "tls-key", "", "with -tls-ca: the PEM private key `file` of -tls-cert")
+	fs.StringVar(&o.keepLogs, "keep-logs", "", "copy each zkserver target's server logs into `dir` when it stops (a failed run's too), as NAME-ATTEMPT-SERVER.log; by default they go with the target's directory")
 	fs.StringVar(&o.zkHeap, "zkheap", realzk.DefaultHeap, "maximum heap (java -Xmx) of each ZooKeeper server the built-in zookeeper targets start: raise it for large trees (ZooKeeper keeps about 460 B of live heap per 100-byte znode, docs/performance.md)")
 	fs.StringVar(&o.sessionClient, "sessionclient", sessionClientGozk, "-op sessions: the client that opens the sessions, gozk (go-zookeeper) or raw (the bare handshake, rawsession.go: the server's cost without go-zookeeper's)")
 	o.watches.register(fs)

@@ -115,7 +115,7 @@ func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*ta
 		if err == nil {
 			t := &target{name: name, addrs: z.addrs(), adminAddrs: z.adminAddrs(), pids: z.pids(), stop: func() error {
 				z.stop()
-				return errors.Join(os.RemoveAll(dir), removeIf(moved))
+				return errors.Join(keepLogs(o.keepLogs, dir, name), os.RemoveAll(dir), removeIf(moved))
 			}, members: z}
 			t.desc = "zkserver standalone, in memory, own process (" + bin + ")"
 			if sh.size() > 1 {
@@ -136,6 +136,7 @@ func startZkserver(ctx context.Context, o *options, sh shape, pl placement) (*ta
 			break
 		}
 	}
+	lastErr = errors.Join(lastErr, keepLogs(o.keepLogs, dir, name))
 	os.RemoveAll(dir)
 	return nil, fmt.Errorf("start %s: %w", name, lastErr)
 }
