@@ -50,6 +50,37 @@ func browser(t *testing.T) context.Context {
 	return ctx
 }
 
+// openPage navigates to url and waits until sel is visible, 20 s at most;
+// a load that shows nothing by then is logged with what the page had
+// (its state, its address, the start of its body) and tried once more.
+// A test that draws made-up figures on the page is not about the first
+// load: once, under make test's load, Chromium showed nothing for the
+// whole of a test's minute (TestBrowserTopologyDrawing), and the next
+// time says what it was stuck on.
+func openPage(t *testing.T, ctx context.Context, url, sel string) {
+	t.Helper()
+	// The browser starts with the first action run on ctx itself: one
+	// started under a shorter context would close with it.
+	require.NoError(t, chromedp.Do(ctx))
+	const tries = 2
+	for try := 1; ; try++ {
+		load, cancel := context.WithTimeout(ctx, 20*time.Second)
+		err := chromedp.Do(load, chromedp.Navigate(url), chromedp.WaitVisible(chromedp.CSS(sel)))
+		cancel()
+		if err == nil {
+			return
+		}
+		look, cancel := context.WithTimeout(ctx, 3*time.Second)
+		page, lookErr := chromedp.Run(look, chromedp.Evaluate[string](
+			`JSON.stringify({ready: document.readyState, at: location.href, body: (document.body ? document.body.innerText : "").slice(0, 300)})`))
+		cancel()
+		if try == tries {
+			t.Fatalf("%s: %s not visible after %d loads: %v; the page: %s %v", url, sel, tries, err, page, lookErr)
+		}
+		t.Logf("%s: %s not visible in 20 s (%v); the page: %s %v; loading it again", url, sel, err, page, lookErr)
+	}
+}
+
 // TestBrowserEnsembleView opens a follower's console of a three-server
 // ensemble in headless Chromium: the page names the right leader and
 // shows every server's role; after the test kills the leader, the same

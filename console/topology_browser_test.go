@@ -413,11 +413,8 @@ func TestBrowserTopologyDrawing(t *testing.T) {
 		con.CloseStreams()
 		ts.Close()
 	})
-	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Navigate(ts.URL+"/"),
-		chromedp.WaitVisible(chromedp.CSS(`#topology-svg .topo-node[data-role="standalone"]`)),
-		chromedp.Evaluate[chromedp.Void](pageErrorsJS),
-	))
+	openPage(t, ctx, ts.URL+"/", `#topology-svg .topo-node[data-role="standalone"]`)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Evaluate[chromedp.Void](pageErrorsJS)))
 	raw, err := chromedp.Run(ctx, chromedp.Evaluate[string](topologyDrawingJS))
 	require.NoError(t, err)
 	var got struct {
