@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"strings"
 	"time"
@@ -68,21 +69,22 @@ func maxHeap(lookupEnv func(string) (string, bool)) (int64, string, error) {
 	return size, from, nil
 }
 
-// limit returns the limit in bytes and its source, or 0 when there is none.
-// A cgroup that cannot be read (no cgroups, as on macOS, or none mounted)
-// counts as no cgroup limit.
-func (b memoryBudget) limit() (int64, string) {
+// limit returns the limit in bytes and its source, or 0 when there is
+// none, and the error of the cgroup read. A cgroup that cannot be read (no
+// cgroups, as on macOS, or none mounted) counts as no cgroup limit.
+func (b memoryBudget) limit() (int64, string, error) {
 	limit, source := b.maxHeap, "the maximum heap in "+b.heapFrom
-	if cg, err := b.cgroup(); err == nil && cg > 0 {
+	cg, err := b.cgroup()
+	if err == nil && cg > 0 {
 		share := int64(min(float64(cg)*cgroupShare, float64(1<<62)))
 		if limit == 0 || share < limit {
 			limit, source = share, fmt.Sprintf("%d%% of the cgroup memory limit %d", int(cgroupShare*100), cg)
 		}
 	}
 	if limit == 0 {
-		return 0, ""
+		source = ""
 	}
-	return limit, source
+	return limit, source, err
 }
 
 // limitMemory sets the Go runtime's soft memory limit
@@ -116,8 +118,8 @@ func limitMemory(lookupEnv func(string) (string, bool), log *slog.Logger) (func(
 	if b.maxHeap, b.heapFrom, err = maxHeap(lookupEnv); err != nil {
 		return nil, err
 	}
-	applied := b.apply(log)
-	if _, err := b.cgroup(); err != nil && !errors.Is(err, memlimit.ErrNoLimit) {
+	applied, err := b.apply(0, log)
+	if err != nil && !errors.Is(err, memlimit.ErrNoLimit) {
 		log.Debug("no cgroup memory limit to follow", "err", err)
 		return func() {}, nil
 	}
@@ -130,36 +132,30 @@ func limitMemory(lookupEnv func(string) (string, bool), log *slog.Logger) (func(
 			case <-stop:
 				return
 			case <-tick.C:
-				applied = b.reapply(applied, log)
+				applied, _ = b.apply(applied, log)
 			}
 		}
 	}()
 	return func() { close(stop) }, nil
 }
 
-// apply sets the limit b gives, if any, and returns it.
-func (b memoryBudget) apply(log *slog.Logger) int64 {
-	limit, source := b.limit()
-	if limit > 0 {
+// apply sets the limit b gives when it moved from applied (0: none set
+// yet), and returns it with the error of the cgroup read. At start it sets
+// whatever limit there is; later it follows a cgroup resized, and a limit
+// that went away leaves none.
+func (b memoryBudget) apply(applied int64, log *slog.Logger) (int64, error) {
+	limit, source, err := b.limit()
+	switch {
+	case limit == applied:
+	case applied == 0:
 		debug.SetMemoryLimit(limit)
 		log.Info("memory limit", "bytes", limit, "from", source)
-	}
-	return limit
-}
-
-// reapply sets the limit again when it moved from applied (a cgroup
-// resized); a limit that went away leaves none.
-func (b memoryBudget) reapply(applied int64, log *slog.Logger) int64 {
-	limit, source := b.limit()
-	if limit == applied {
-		return applied
-	}
-	if limit == 0 {
-		debug.SetMemoryLimit(1<<63 - 1)
+	case limit == 0:
+		debug.SetMemoryLimit(math.MaxInt64)
 		log.Info("memory limit removed", "was", applied)
-		return 0
+	default:
+		debug.SetMemoryLimit(limit)
+		log.Info("memory limit changed", "bytes", limit, "was", applied, "from", source)
 	}
-	debug.SetMemoryLimit(limit)
-	log.Info("memory limit changed", "bytes", limit, "was", applied, "from", source)
-	return limit
+	return limit, err
 }

@@ -44,7 +44,7 @@ func TestMemoryBudget(t *testing.T) {
 		{"-Xmx over the cgroup's share", memoryBudget{maxHeap: 6 << 30, heapFrom: jvmFlagsEnv, cgroup: fixedCgroup(5 << 30)}, 9 << 30 / 2, "90% of the cgroup memory limit 5368709120"},
 		{"cgroup v1 without a limit", memoryBudget{cgroup: fixedCgroup(1<<63 - 4096)}, 1 << 62, "90% of the cgroup memory limit 9223372036854771712"},
 	} {
-		limit, source := tc.b.limit()
+		limit, source, _ := tc.b.limit()
 		require.Equal(t, tc.want, limit, tc.name)
 		require.Equal(t, tc.source, source, tc.name)
 	}
@@ -92,18 +92,20 @@ func TestMemoryBudgetSetsTheRuntimeLimit(t *testing.T) {
 
 	cg := uint64(10 << 30)
 	b := memoryBudget{maxHeap: 6 << 30, heapFrom: jvmFlagsEnv, cgroup: func() (uint64, error) { return cg, nil }}
-	applied := b.apply(log)
+	applied, err := b.apply(0, log)
+	require.NoError(t, err)
 	require.Equal(t, int64(6<<30), applied)
 	require.Equal(t, int64(6<<30), debug.SetMemoryLimit(-1))
 
 	cg = 5 << 30 // resized below the maximum heap
-	applied = b.reapply(applied, log)
+	applied, _ = b.apply(applied, log)
 	require.Equal(t, int64(9<<30/2), applied)
 	require.Equal(t, int64(9<<30/2), debug.SetMemoryLimit(-1))
 
 	b.maxHeap, cg = 0, 0 // the limit went away: none
 	b.cgroup = fixedCgroup(0)
-	require.Zero(t, b.reapply(applied, log))
+	applied, _ = b.apply(applied, log)
+	require.Zero(t, applied)
 	require.Equal(t, int64(1<<63-1), debug.SetMemoryLimit(-1))
 }
 
