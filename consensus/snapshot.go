@@ -56,10 +56,9 @@ const (
 // snapshot is exact at its index, not fuzzy.
 //
 // Cost: Snapshot holds the lock for the session table's encoding only.
-// Persist takes the read lock for short steps (a few hundred znodes each,
-// or the listing of one wide node's children), so an apply waits at most
-// one step; a step that waited for the lock, behind a batch of applies,
-// holds it about as long, up to 20 ms (datatree's maxStepHold). Persist streams the encoding to the file as it walks the
+// Persist takes the read lock for short steps (about a thousand znodes
+// each, or a copy of one wide node's child table), so an apply waits at
+// most one step. Persist streams the encoding to the file as it walks the
 // view, so a snapshot holds no copy of the tree's encoding (a backup,
 // which lives in memory until read, keeps its encoding in fixed-size
 // chunks: backup.go).

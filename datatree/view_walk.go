@@ -46,10 +46,9 @@ func (nopLocker) Unlock() {}
 // have written at the moment of Freeze. lock must keep the tree from
 // changing while it is held: it is the read side of the lock the caller
 // holds exclusively to apply transactions and to Close the view. WriteTo
-// holds it only for short steps (a bounded number of nodes, or the listing
-// of one node's children; a step that had to wait for the lock holds it
-// about as long, up to maxStepHold) and never while it writes to w or
-// sorts, so transactions are applied in between.
+// holds it only for short steps (a bounded number of nodes, or a copy of one
+// node's child table) and never while it writes to w or sorts, so
+// transactions are applied in between.
 func (v *View) WriteTo(w io.Writer, lock sync.Locker) error {
 	e := wire.NewEncoder(make([]byte, 0, flushSize+4096))
 	if err := v.write(e, w, lock); err != nil {
