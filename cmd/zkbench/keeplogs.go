@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -27,11 +28,11 @@ func keepLogs(into, dir, name string) error {
 		if err != nil {
 			return err
 		}
-		data, err := os.ReadFile(path)
-		if err != nil {
+		dst := filepath.Join(into, name+"-"+strings.ReplaceAll(rel, string(filepath.Separator), "-")+".log")
+		// A log kept by an earlier run under the same name is replaced.
+		if err := os.Remove(dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		dst := filepath.Join(into, name+"-"+strings.ReplaceAll(rel, string(filepath.Separator), "-")+".log")
-		return os.WriteFile(dst, data, 0o644)
+		return copyFile(path, dst, 0o644)
 	})
 }

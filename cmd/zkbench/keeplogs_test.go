@@ -23,5 +23,6 @@ func TestKeepLogsCopiesEachServersLog(t *testing.T) {
 	kept, err := os.ReadDir(into)
 	require.NoError(t, err)
 	require.Len(t, kept, 3, "one file per server log, nothing else")
+	require.NoError(t, keepLogs(into, dir, "zkserver3"), "a second run into the same directory replaces the logs")
 	require.NoError(t, keepLogs("", dir, "zkserver3"), "no directory: nothing to do")
 }
