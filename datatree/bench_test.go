@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -168,3 +169,45 @@ func BenchmarkViewWalk(b *testing.B) {
 type countWriter struct{ n int64 }
 
 func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); return len(p), nil }
+
+// BenchmarkLockstepGrowth creates under 1,000 parents in turn, as a bulk
+// load spreading its creates evenly does, until every parent's child
+// table has passed its growth from 4,096 slots, and reports the slowest
+// round of one create per parent against the mean. Tables that all grew
+// on the same round made that round cost a second at 7,168 children each
+// (docs/scale.md); drawn growth limits spread it.
+func BenchmarkLockstepGrowth(b *testing.B) {
+	const parents, rounds = 1000, 3700
+	data := make([]byte, 100)
+	for range b.N {
+		tr := New(Config{})
+		zxid := int64(0)
+		apply := func(path string) {
+			zxid++
+			r := tr.Apply(&Txn{Zxid: zxid, Time: zxid, Op: wire.OpCreate,
+				Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
+			if r.Err != nil {
+				b.Fatal(r.Err)
+			}
+		}
+		apply("/b")
+		prefix := make([]string, parents)
+		for p := range prefix {
+			prefix[p] = "/b/p" + strconv.Itoa(p)
+			apply(prefix[p])
+			prefix[p] += "/n"
+		}
+		var worst, total time.Duration
+		for r := 0; r < rounds; r++ {
+			start := time.Now()
+			for p := range prefix {
+				apply(prefix[p] + strconv.Itoa(r))
+			}
+			d := time.Since(start)
+			total += d
+			worst = max(worst, d)
+		}
+		b.ReportMetric(float64(worst)/1e6, "worst-round-ms")
+		b.ReportMetric(float64(total)/1e6/rounds, "mean-round-ms")
+	}
+}

@@ -3,6 +3,7 @@ package datatree
 import (
 	"hash/maphash"
 	"iter"
+	"math/rand/v2"
 )
 
 // childTable is a node's children: an open-addressing hash set of *node
@@ -12,19 +13,31 @@ import (
 // and a control byte (0 for empty, else 0x80 plus the top 7 bits of the
 // hash) that spares most probes a visit to the node.
 //
+// A large table grows at a limit drawn for it (limitFor), so that tables
+// filled in step do not all grow on the same write. A bulk load spreading
+// its creates evenly over 1,000 parents doubled all their tables within a
+// few writes: at 10M znodes, rehashing 7M children (each read from memory
+// for its hash) held a three-server ensemble's apply for seconds, and
+// clients gave up on it (docs/scale.md).
+//
 // Its hash seed is random, like a Go map's, so that clients cannot choose
 // colliding names; as with Go maps, table order never leaks into results
 // (every listing is sorted).
 type childTable struct {
 	ctrl  []uint8
 	slots []*node
-	n     int
+	n     int32 // children
+	limit int32 // the most children before the table grows
 }
 
 const (
 	minTableLen = 4
 	ctrlFull    = 0x80
 )
+
+// jitterFrom is the least slot count whose growth limit is drawn
+// (limitFor); a variable so that tests can draw for small tables.
+var jitterFrom = 1024
 
 // childSeed seeds every child table's hash.
 var childSeed = maphash.MakeSeed()
@@ -53,7 +66,7 @@ func (t *childTable) get(name string) *node {
 // add inserts c, which must not be present, and sets c.hash.
 func (t *childTable) add(c *node) {
 	c.hash = uint32(maphash.Bytes(childSeed, c.name()))
-	if (t.n+1)*8 > len(t.slots)*7 {
+	if t.n >= t.limit {
 		t.resize(max(minTableLen, 2*len(t.slots)))
 	}
 	t.place(c)
@@ -71,11 +84,24 @@ func (t *childTable) place(c *node) {
 	t.slots[i] = c
 }
 
+// limitFor is the most children a table of size slots holds before it
+// grows: 7/8 of it for a small table, and for one of jitterFrom slots or
+// more a number drawn between 3/4 and 7/8 of it. The draw spreads the
+// growths of parents that fill in step (a bulk load creating under many
+// parents in turn) over many writes instead of one.
+func limitFor(size int) int32 {
+	if size < jitterFrom {
+		return int32(size * 7 / 8)
+	}
+	return int32(size*3/4 + rand.IntN(size/8+1))
+}
+
 // resize rehashes into a table of size slots (a power of two > n).
 func (t *childTable) resize(size int) {
 	old := t.slots
 	t.ctrl = make([]uint8, size)
 	t.slots = make([]*node, size)
+	t.limit = limitFor(size)
 	for _, c := range old {
 		if c != nil {
 			t.place(c)
@@ -109,7 +135,7 @@ func (t *childTable) remove(name string) {
 			j = (j + 1) & mask
 			if t.ctrl[j] == 0 {
 				t.n--
-				if len(t.slots) > minTableLen && t.n*8 < len(t.slots) {
+				if len(t.slots) > minTableLen && int(t.n)*8 < len(t.slots) {
 					t.resize(len(t.slots) / 2)
 				}
 				return
@@ -129,6 +155,14 @@ func (t *childTable) remove(name string) {
 		t.ctrl[i], t.slots[i] = t.ctrl[j], t.slots[j]
 		i = j
 	}
+}
+
+// appendTo appends every child to dst, in table order.
+func (t *childTable) appendTo(dst []*node) []*node {
+	for c := range t.all() {
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // all yields every child in table order.

@@ -1,6 +1,7 @@
 package datatree
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -15,8 +16,20 @@ import (
 
 // TestChildTableModel drives a child table with random adds and removes
 // (few distinct names, so probe runs collide, wrap and shift back) and
-// checks it against a map after every step.
+// checks it against a map after every step: once with tables of this size
+// growing at 7/8, and once with their growth limits drawn.
 func TestChildTableModel(t *testing.T) {
+	for _, from := range []int{jitterFrom, 8} {
+		t.Run(fmt.Sprintf("jitterFrom=%d", from), func(t *testing.T) {
+			was := jitterFrom
+			jitterFrom = from
+			t.Cleanup(func() { jitterFrom = was })
+			childTableModel(t)
+		})
+	}
+}
+
+func childTableModel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	parent := newNode("", []byte{}, 0, 0, 0)
 	model := map[string]bool{}
@@ -42,7 +55,8 @@ func TestChildTableModel(t *testing.T) {
 		slices.Sort(want)
 		require.Equal(t, want, got)
 		if k := parent.ext; k != nil && k.kids != nil {
-			require.LessOrEqual(t, k.kids.n*8, len(k.kids.slots)*7, "load")
+			require.LessOrEqual(t, int(k.kids.n)*8, len(k.kids.slots)*7, "load")
+			require.Len(t, k.kids.appendTo(nil), len(model))
 		}
 	}
 	for step := 0; step < 20000; step++ {

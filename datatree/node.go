@@ -181,7 +181,7 @@ func (n *node) numChildren() int {
 	if n.ext == nil || n.ext.kids == nil {
 		return 0
 	}
-	return n.ext.kids.n
+	return int(n.ext.kids.n)
 }
 
 // kind is ZooKeeper's EphemeralType.
