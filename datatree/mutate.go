@@ -96,6 +96,7 @@ func (t *Tree) replaceData(n *node, data []byte) {
 // attach accounts for a node that became reachable at path.
 func (t *Tree) attach(path string, n *node) {
 	t.count++
+	t.maxCzxid = max(t.maxCzxid, n.czxid)
 	t.dataSize += javaLen(path) + int64(n.dataLen())
 	owner := n.owner()
 	switch ownerKind(owner, t.cfg.ExtendedTypesEnabled) {

@@ -40,6 +40,9 @@ type Tree struct {
 	undoBuf []undoRec
 	// views are the open views (Freeze), which every change informs.
 	views []*View
+	// maxCzxid is the largest czxid of any node ever attached: every node
+	// in the tree has a czxid up to it (View.z).
+	maxCzxid int64
 }
 
 // New returns the tree ZooKeeper starts with: "/", "/zookeeper" and

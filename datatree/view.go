@@ -14,9 +14,11 @@ package datatree
 //     before the first such change (keep);
 //   - kids holds, for each node whose set of children changes, the children
 //     linked since Freeze (+1) and those unlinked since (-1); a child linked
-//     and unlinked again cancels out (noteChild). The view's children of a
-//     node are therefore its live children, minus the +1 entries, plus the
-//     -1 entries;
+//     and unlinked again cancels out (noteChild). A child created after
+//     Freeze needs no entry: its czxid is above z, the largest czxid in the
+//     tree at Freeze, which is how the view tells it apart. The view's
+//     children of a node are therefore its live children with a czxid up
+//     to z, minus the +1 entries, plus the -1 entries;
 //   - ACL lists whose last reference goes away are not freed until every
 //     view is closed (Tree.flushACLs), so an ACL index a view holds keeps
 //     naming the same list.
@@ -27,12 +29,16 @@ package datatree
 //
 // Only changes made while the view is open cost anything: a map entry per
 // changed node and per changed child set, dropped on Close. No field is
-// added to the nodes themselves.
+// added to the nodes themselves. A bulk load of new znodes during a walk
+// costs the view one entry per parent, not one per znode: entries per
+// child created, in maps growing in step under every parent, held up the
+// applies of a 10M-znode fill (docs/scale.md).
 type View struct {
 	t      *Tree
 	root   *node
 	saved  map[*node]frozen
 	kids   map[*node]map[*node]int8
+	z      int64 // the tree's maxCzxid at Freeze
 	closed bool
 }
 
@@ -89,7 +95,7 @@ func (t *Tree) Freeze() *View {
 // only while the tree does not change (WriteSnapshot under the caller's
 // lock).
 func (t *Tree) frozenView() *View {
-	return &View{t: t, root: t.root, saved: make(map[*node]frozen), kids: make(map[*node]map[*node]int8)}
+	return &View{t: t, root: t.root, saved: make(map[*node]frozen), kids: make(map[*node]map[*node]int8), z: t.maxCzxid}
 }
 
 // Close ends the view; writing it afterwards is an error. It may be called
@@ -125,9 +131,13 @@ func (t *Tree) keep(n *node) {
 }
 
 // noteChild records in every open view that c was linked under parent
-// (delta +1) or unlinked from it (-1).
+// (delta +1) or unlinked from it (-1), unless c was created after the
+// view was taken (visible reports it).
 func (t *Tree) noteChild(parent, c *node, delta int8) {
 	for _, v := range t.views {
+		if c.czxid > v.z {
+			continue
+		}
 		m := v.kids[parent]
 		if m == nil {
 			m = make(map[*node]int8)

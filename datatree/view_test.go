@@ -2,6 +2,7 @@ package datatree
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"testing"
 
@@ -121,6 +122,60 @@ func TestViewOfWideParent(t *testing.T) {
 	require.Greater(t, l.changed, 30)
 	require.Equal(t, want, got.Bytes())
 	v.Close()
+}
+
+// TestViewOfCreatesAfterFreeze: children created after Freeze are told
+// apart by their czxid and cost the view no entry, while a tree whose
+// zxids went backwards (a node stored with a czxid above the creates that
+// follow) still gets an exact view, from entries for those creates.
+func TestViewOfCreatesAfterFreeze(t *testing.T) {
+	for _, backwards := range []bool{false, true} {
+		t.Run(fmt.Sprintf("backwards=%v", backwards), func(t *testing.T) {
+			smallSteps(t)
+			e := newEnv(t, Config{})
+			e.mustCreate("/p", 0)
+			for i := 0; i < 40; i++ {
+				e.mustCreate("/p/c"+strconv.Itoa(i), 0)
+			}
+			if backwards {
+				zxid := e.zxid
+				e.zxid = 1 << 40
+				e.mustCreate("/p/future", 0)
+				e.zxid = zxid
+			}
+			want := snapshotBytes(t, e.tr)
+			v := e.tr.Freeze()
+			i := 0
+			l := &applyingLocker{tr: e.tr, per: 2, next: func() *Txn {
+				i++
+				if i%4 == 0 { // delete one created after Freeze, and one from before
+					return e.txn(wire.OpDelete, &wire.DeleteRequest{Path: "/p/" + strconv.Itoa(i/4*2), Version: -1})
+				}
+				if i%4 == 1 && i < 160 {
+					return e.txn(wire.OpDelete, &wire.DeleteRequest{Path: "/p/c" + strconv.Itoa(i/4), Version: -1})
+				}
+				return e.txn(wire.OpCreate, createReq("/p/"+strconv.Itoa(i), 0))
+			}}
+			var got bytes.Buffer
+			require.NoError(t, v.WriteTo(&got, l))
+			require.Greater(t, l.changed, 30)
+			require.Equal(t, want, got.Bytes())
+			p := e.tr.lookup("/p")
+			added := 0
+			for _, d := range v.kids[p] {
+				if d == +1 {
+					added++
+				}
+			}
+			if backwards {
+				require.Positive(t, added, "creates below the largest czxid are recorded")
+			} else {
+				require.Zero(t, added, "creates after Freeze are not recorded")
+				require.NotEmpty(t, v.kids[p], "deletes of children from before Freeze are")
+			}
+			v.Close()
+		})
+	}
 }
 
 // TestViewKeepsFreedACLs: an ACL list whose last node is deleted while a

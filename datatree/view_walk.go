@@ -152,13 +152,13 @@ func (wk *walk) push(kids []kid) {
 // hold of the lock, the children's names are read a batch per hold, and
 // they are sorted with the lock released.
 func (wk *walk) wide(n *node) error {
-	slots, changes, err := wk.copyKids(n)
+	live, changes, err := wk.copyKids(n)
 	if err != nil {
 		return err
 	}
-	kids := make([]kid, 0, len(slots)/2+len(changes))
-	for _, c := range slots {
-		if c != nil && changes[c] != +1 {
+	kids := make([]kid, 0, len(live)+len(changes))
+	for _, c := range live {
+		if changes[c] != +1 {
 			kids = append(kids, kid{n: c})
 		}
 	}
@@ -171,10 +171,15 @@ func (wk *walk) wide(n *node) error {
 		batch := kids[i:min(i+nameBatch, len(kids))]
 		wk.lock.Lock()
 		for j := range batch {
-			batch[j].name = batch[j].n.name()
+			if wk.v.sees(batch[j].n) {
+				batch[j].name = batch[j].n.name()
+			}
 		}
 		wk.lock.Unlock()
 	}
+	// A child's name is never empty: the unnamed ones were created after
+	// Freeze.
+	kids = slices.DeleteFunc(kids, func(k kid) bool { return k.name == nil })
 	slices.SortFunc(kids, compareKids)
 	wk.lock.Lock()
 	if wk.v.closed {
@@ -188,31 +193,34 @@ func (wk *walk) wide(n *node) error {
 	return nil
 }
 
-// copyKids copies n's live child table and the view's record of changes
-// to it, both as of one hold of the lock. The copy is allocated with the
-// lock released, so it is retried if the table was resized meanwhile.
+// copyKids copies n's live children and the view's record of changes to
+// them, both as of one hold of the lock. The copy is allocated with the
+// lock released, so it is retried if the children outgrew it meanwhile.
 func (wk *walk) copyKids(n *node) ([]*node, map[*node]int8, error) {
-	var slots []*node
+	var live []*node
 	for {
 		wk.lock.Lock()
 		if wk.v.closed {
 			wk.lock.Unlock()
 			return nil, nil, ErrViewClosed
 		}
-		var live []*node
-		if n.ext != nil && n.ext.kids != nil {
-			live = n.ext.kids.slots
-		}
-		if len(live) == len(slots) {
-			copy(slots, live)
+		need := n.numChildren()
+		if need <= cap(live) {
+			if need > 0 {
+				live = n.ext.kids.appendTo(live[:0])
+			}
 			changes := maps.Clone(wk.v.kids[n])
 			wk.lock.Unlock()
-			return slots, changes, nil
+			return live, changes, nil
 		}
 		wk.lock.Unlock()
-		slots = make([]*node, len(live))
+		live = make([]*node, 0, need+need/8)
 	}
 }
+
+// sees reports whether c may be one of the view's children: a child
+// created after Freeze is not, and noteChild recorded nothing about it.
+func (v *View) sees(c *node) bool { return c.czxid <= v.z }
 
 // maxKids bounds the number of children the view sees under n.
 func (v *View) maxKids(n *node) int { return n.numChildren() + len(v.kids[n]) }
@@ -221,7 +229,7 @@ func (v *View) maxKids(n *node) int { return n.numChildren() + len(v.kids[n]) }
 func (v *View) gather(n *node, out []kid) []kid {
 	changes := v.kids[n]
 	for c := range n.children() {
-		if changes[c] != +1 {
+		if v.sees(c) && changes[c] != +1 {
 			out = append(out, kid{c, c.name()})
 		}
 	}
