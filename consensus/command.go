@@ -99,8 +99,12 @@ func commandOrigin(b []byte) (origin int64, seq uint64, ok bool) {
 }
 
 // DecodeCommand decodes one log entry. A failure means a corrupt log.
+// The command's buffers (a create's or setData's data) are slices of b,
+// which Raft hands over for this decode and nobody changes afterwards; the
+// tree copies what it keeps.
 func DecodeCommand(b []byte) (*Command, error) {
 	d := wire.NewDecoder(b, 0)
+	d.AliasBuffers()
 	c := &Command{Kind: Kind(d.Int()), Origin: d.Long()}
 	c.Seq = uint64(d.Long())
 	switch c.Kind {

@@ -91,6 +91,12 @@ type Decoder struct {
 	shifted int
 	// nulls counts the strings read with length -1 (see Nulls).
 	nulls int
+	// alias makes Buffer return slices of b (AliasBuffers).
+	alias bool
+	// acls and creates hand out ACL vectors and multi create records
+	// (slab.go).
+	acls    slab[ACL]
+	creates slab[CreateRequest]
 }
 
 // NewDecoder returns a decoder over b. Buffers, strings and vectors whose
@@ -203,8 +209,16 @@ func (d *Decoder) length() (n int, ok bool) {
 	return int(v), true
 }
 
+// AliasBuffers makes Buffer return slices of the input rather than copies,
+// for input that its owner never changes nor reuses, such as a log entry
+// decoded once: the buffers then share its memory and keep all of it alive
+// while any of them is referenced. A stream decoder (NewReaderDecoder)
+// refills its input and keeps copying.
+func (d *Decoder) AliasBuffers() { d.alias = true }
+
 // Buffer reads a length-prefixed buffer; length -1 gives nil. The result is a
-// copy, so it stays valid after the frame is reused.
+// copy, so it stays valid after the frame is reused, unless AliasBuffers was
+// called.
 func (d *Decoder) Buffer() []byte {
 	n, ok := d.length()
 	if !ok {
@@ -213,6 +227,9 @@ func (d *Decoder) Buffer() []byte {
 	p := d.take(n)
 	if p == nil {
 		return nil
+	}
+	if d.alias && d.src == nil {
+		return p[:n:n]
 	}
 	out := make([]byte, n)
 	copy(out, p)

@@ -70,10 +70,10 @@ func (m *MultiRequest) NullPathOp() (int, bool) { return m.nullPathOp - 1, m.nul
 
 // multiOpRecord returns a fresh request record for an op type allowed inside
 // a multi, or nil.
-func multiOpRecord(t Op) Record {
+func (d *Decoder) multiOpRecord(t Op) Record {
 	switch t {
 	case OpCreate, OpCreate2, OpCreateContainer:
-		return &CreateRequest{}
+		return &d.creates.take(1)[0]
 	case OpCreateTTL:
 		return &CreateTTLRequest{}
 	case OpDelete:
@@ -111,27 +111,43 @@ func (m *MultiRequest) Encode(e *Encoder) {
 // with Done set; an op type not allowed in a multi fails with
 // ErrUnknownMultiOp. Every op consumes at least a 9-byte header, so the
 // number of ops is bounded by the frame size.
+//
+// The ops are gathered in an array on the stack and copied once into a
+// slice of their exact number; create records come from the decoder's slab
+// (slab.go).
 func (m *MultiRequest) Decode(d *Decoder) {
-	m.Ops, m.nullPathOp = nil, 0
+	var local [128]MultiOp
+	ops, nullPathOp := decodeMultiOps(d, local[:0])
+	m.Ops, m.nullPathOp = nil, nullPathOp
+	if len(ops) > 0 {
+		m.Ops = append(make([]MultiOp, 0, len(ops)), ops...)
+	}
+}
+
+// decodeMultiOps appends the ops read up to the terminator (or the first
+// error) to ops, and returns them with 1 + the index of the first op whose
+// path was null, or 0.
+func decodeMultiOps(d *Decoder, ops []MultiOp) ([]MultiOp, int) {
+	nullPathOp := 0
 	var h MultiHeader
 	for {
 		h.Decode(d)
 		if d.Err() != nil || h.Done {
-			return
+			return ops, nullPathOp
 		}
-		rec := multiOpRecord(h.Type)
+		rec := d.multiOpRecord(h.Type)
 		if rec == nil {
 			d.Fail(ErrUnknownMultiOp)
-			return
+			return ops, nullPathOp
 		}
-		if m.nullPathOp == 0 && d.PeekNull() {
-			m.nullPathOp = len(m.Ops) + 1
+		if nullPathOp == 0 && d.PeekNull() {
+			nullPathOp = len(ops) + 1
 		}
 		rec.Decode(d)
 		if d.Err() != nil {
-			return
+			return ops, nullPathOp
 		}
-		m.Ops = append(m.Ops, MultiOp{Type: h.Type, Record: rec})
+		ops = append(ops, MultiOp{Type: h.Type, Record: rec})
 	}
 }
 

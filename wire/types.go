@@ -128,7 +128,7 @@ func DecodeACLs(d *Decoder) []ACL {
 	if n < 0 || d.Err() != nil {
 		return nil
 	}
-	out := make([]ACL, 0, d.Prealloc(n, 12))
+	out := d.acls.take(d.Prealloc(n, 12))[:0]
 	for i := 0; i < n && d.Err() == nil; i++ {
 		var a ACL
 		a.Decode(d)
