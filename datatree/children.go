@@ -157,14 +157,6 @@ func (t *childTable) remove(name string) {
 	}
 }
 
-// appendTo appends every child to dst, in table order.
-func (t *childTable) appendTo(dst []*node) []*node {
-	for c := range t.all() {
-		dst = append(dst, c)
-	}
-	return dst
-}
-
 // all yields every child in table order.
 func (t *childTable) all() iter.Seq[*node] {
 	return func(yield func(*node) bool) {

@@ -14,9 +14,9 @@ import (
 // encodes a few nodes, any node with more than two children is wide and
 // names are read two at a time.
 func smallSteps(t *testing.T) {
-	s, w, n := stepBudget, wideKids, nameBatch
-	stepBudget, wideKids, nameBatch = 3, 2, 2
-	t.Cleanup(func() { stepBudget, wideKids, nameBatch = s, w, n })
+	s, w, n, h := stepBudget, wideKids, nameBatch, maxStepHold
+	stepBudget, wideKids, nameBatch, maxStepHold = 3, 2, 2, 0
+	t.Cleanup(func() { stepBudget, wideKids, nameBatch, maxStepHold = s, w, n, h })
 }
 
 // applyingLocker stands for a writer that gets the lock whenever the walk

@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/zkraft/zkraft/wire"
 )
@@ -24,6 +24,13 @@ var (
 	// lock released.
 	wideKids  = 1024
 	nameBatch = 512
+	// maxStepHold bounds how long a step that waited for the lock may go
+	// on holding it (see acquire); maxStepBytes bounds what such a step
+	// encodes before the bytes are handed to the writer.
+	maxStepHold  = 20 * time.Millisecond
+	maxStepBytes = 4 << 20
+	// walkClock is the walk's clock.
+	walkClock = time.Now
 )
 
 // ErrViewClosed is returned by View.WriteTo when the view was closed.
@@ -85,12 +92,12 @@ func (v *View) write(e *wire.Encoder, w io.Writer, lock sync.Locker) error {
 	e.Int(snapMagic)
 	e.Int(snapVersion)
 	for len(wk.stack) > 0 {
-		lock.Lock()
+		until := wk.acquire()
 		if v.closed {
 			lock.Unlock()
 			return ErrViewClosed
 		}
-		wide := wk.step()
+		wide := wk.step(until)
 		lock.Unlock()
 		if wide != nil {
 			if err := wk.wide(wide); err != nil {
@@ -104,8 +111,36 @@ func (v *View) write(e *wire.Encoder, w io.Writer, lock sync.Locker) error {
 	return nil
 }
 
+// acquire takes the lock and returns until when the step may hold it
+// past its budget: as long as it waited for it, up to maxStepHold.
+//
+// A step that waits is one that an apply kept out, and an apply holds the
+// lock for a whole batch of entries: during a bulk load (multis of 100
+// creates, 64 entries a batch) that is 10-20 ms, and applies follow one
+// another. A step of stepBudget nodes per batch then walked 10M znodes in
+// tens of minutes (a snapshot of a tree being filled never finished, and
+// a restart replayed the whole fill since the last one). Holding the lock
+// about as long as the apply did gives the walk up to half the lock's
+// time, and an apply waits at most maxStepHold for it. Without a queue of
+// applies the step waits for nothing and keeps to its budget.
+func (wk *walk) acquire() (until time.Time) {
+	start := walkClock()
+	wk.lock.Lock()
+	now := walkClock()
+	return now.Add(min(now.Sub(start), maxStepHold))
+}
+
 // due reports whether the encoded bytes are to be handed to the writer.
 func (wk *walk) due() bool { return wk.w != nil && wk.e.Len() >= flushSize }
+
+// buffered is the encoded bytes waiting for the writer; without one,
+// nothing is ever handed over and it is 0.
+func (wk *walk) buffered() int {
+	if wk.w == nil {
+		return 0
+	}
+	return wk.e.Len()
+}
 
 // flush hands the encoded bytes to the writer once they reach flushSize.
 func (wk *walk) flush() error {
@@ -119,11 +154,18 @@ func (wk *walk) flush() error {
 	return nil
 }
 
-// step encodes nodes from the stack until the budget is spent, the buffer
-// is due for a flush or the next node is wide, which it returns. The caller
-// holds the lock.
-func (wk *walk) step() *node {
-	for work := 0; work < stepBudget && len(wk.stack) > 0 && !wk.due(); {
+// step encodes nodes from the stack until the budget is spent or the
+// buffer is due for a flush, and the time until has passed (or the buffer
+// holds maxStepBytes), or the next node is wide, which it returns. The
+// caller holds the lock.
+func (wk *walk) step(until time.Time) *node {
+	for work, nextWork, nextBytes := 0, stepBudget, flushSize; len(wk.stack) > 0; {
+		if work >= nextWork || wk.buffered() >= nextBytes {
+			if wk.buffered() >= maxStepBytes || !walkClock().Before(until) {
+				break
+			}
+			nextWork, nextBytes = work+stepBudget, wk.buffered()+flushSize
+		}
 		n := wk.stack[len(wk.stack)-1]
 		if wk.v.maxKids(n) > wideKids {
 			return n
@@ -148,17 +190,43 @@ func (wk *walk) push(kids []kid) {
 }
 
 // wide encodes the node on top of the stack, whose children are too many
-// to be gathered in one step: its live child table is copied out in one
-// hold of the lock, the children's names are read a batch per hold, and
-// they are sorted with the lock released.
+// to be gathered and sorted in one step: in one hold of the lock the
+// children as the view sees them are listed and the node is encoded with
+// their number; their names are read a batch at a time (as many batches
+// per hold as acquire allows) and they are sorted with the lock released.
+//
+// Every hold may cost a wait behind a whole apply batch, so the hold
+// count per wide node matters: beside a bulk load, five holds per parent
+// (a copy that was always retried once, a hold per 512 names, one to
+// encode) made a walk of 1,000 parents of 1,500 children take 105 s.
 func (wk *walk) wide(n *node) error {
-	live, changes, err := wk.copyKids(n)
-	if err != nil {
-		return err
+	until := wk.acquire()
+	if wk.v.closed {
+		wk.lock.Unlock()
+		return ErrViewClosed
 	}
-	kids := make([]kid, 0, len(live)+len(changes))
-	for _, c := range live {
-		if changes[c] != +1 {
+	kids := wk.v.listKids(n)
+	wk.stack = wk.stack[:len(wk.stack)-1]
+	wk.encode(n, len(kids))
+	named := nameKids(kids, 0, until)
+	wk.lock.Unlock()
+	for named < len(kids) {
+		until := wk.acquire()
+		named = nameKids(kids, named, until)
+		wk.lock.Unlock()
+	}
+	slices.SortFunc(kids, compareKids)
+	wk.push(kids)
+	return nil
+}
+
+// listKids returns n's children as the view sees them, without their
+// names. The caller holds the lock.
+func (v *View) listKids(n *node) []kid {
+	changes := v.kids[n]
+	kids := make([]kid, 0, n.numChildren()+len(changes))
+	for c := range n.children() {
+		if v.sees(c) && changes[c] != +1 {
 			kids = append(kids, kid{n: c})
 		}
 	}
@@ -167,55 +235,21 @@ func (wk *walk) wide(n *node) error {
 			kids = append(kids, kid{n: c})
 		}
 	}
-	for i := 0; i < len(kids); i += nameBatch {
-		batch := kids[i:min(i+nameBatch, len(kids))]
-		wk.lock.Lock()
-		for j := range batch {
-			if wk.v.sees(batch[j].n) {
-				batch[j].name = batch[j].n.name()
-			}
-		}
-		wk.lock.Unlock()
-	}
-	// A child's name is never empty: the unnamed ones were created after
-	// Freeze.
-	kids = slices.DeleteFunc(kids, func(k kid) bool { return k.name == nil })
-	slices.SortFunc(kids, compareKids)
-	wk.lock.Lock()
-	if wk.v.closed {
-		wk.lock.Unlock()
-		return ErrViewClosed
-	}
-	wk.stack = wk.stack[:len(wk.stack)-1]
-	wk.encode(n, len(kids))
-	wk.lock.Unlock()
-	wk.push(kids)
-	return nil
+	return kids
 }
 
-// copyKids copies n's live children and the view's record of changes to
-// them, both as of one hold of the lock. The copy is allocated with the
-// lock released, so it is retried if the children outgrew it meanwhile.
-func (wk *walk) copyKids(n *node) ([]*node, map[*node]int8, error) {
-	var live []*node
-	for {
-		wk.lock.Lock()
-		if wk.v.closed {
-			wk.lock.Unlock()
-			return nil, nil, ErrViewClosed
+// nameKids reads the names of kids from index i on, a batch of nameBatch
+// at least and more while the time until has not passed, and returns the
+// index of the first kid left unnamed. The caller holds the lock.
+func nameKids(kids []kid, i int, until time.Time) int {
+	for done := false; !done; done = i == len(kids) || !walkClock().Before(until) {
+		batch := kids[i:min(i+nameBatch, len(kids))]
+		for j := range batch {
+			batch[j].name = batch[j].n.name()
 		}
-		need := n.numChildren()
-		if need <= cap(live) {
-			if need > 0 {
-				live = n.ext.kids.appendTo(live[:0])
-			}
-			changes := maps.Clone(wk.v.kids[n])
-			wk.lock.Unlock()
-			return live, changes, nil
-		}
-		wk.lock.Unlock()
-		live = make([]*node, 0, need+need/8)
+		i += len(batch)
 	}
+	return i
 }
 
 // sees reports whether c may be one of the view's children: a child
