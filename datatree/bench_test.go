@@ -9,13 +9,11 @@ import (
 	"github.com/zkraft/zkraft/wire"
 )
 
-// benchTree returns a tree with n children of /bench holding 100-byte data,
-// spread over 100 parents so no single map dominates.
-func benchTree(tb testing.TB, n int) (*Tree, []string) {
-	tr := New(Config{})
-	data := make([]byte, 100)
+// creator returns a function that creates a znode holding data at a
+// path in tr, with the next zxid, failing tb if the create fails.
+func creator(tb testing.TB, tr *Tree, data []byte) func(path string) {
 	zxid := int64(0)
-	apply := func(path string) {
+	return func(path string) {
 		zxid++
 		r := tr.Apply(&Txn{Zxid: zxid, Time: zxid, Op: wire.OpCreate,
 			Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
@@ -23,6 +21,13 @@ func benchTree(tb testing.TB, n int) (*Tree, []string) {
 			tb.Fatal(r.Err)
 		}
 	}
+}
+
+// benchTree returns a tree with n children of /bench holding 100-byte data,
+// spread over 100 parents so no single map dominates.
+func benchTree(tb testing.TB, n int) (*Tree, []string) {
+	tr := New(Config{})
+	apply := creator(tb, tr, make([]byte, 100))
 	apply("/bench")
 	for i := 0; i < 100; i++ {
 		apply("/bench/p" + strconv.Itoa(i))
@@ -178,18 +183,8 @@ func (w *countWriter) Write(p []byte) (int, error) { w.n += int64(len(p)); retur
 // (docs/scale.md); drawn growth limits spread it.
 func BenchmarkLockstepGrowth(b *testing.B) {
 	const parents, rounds = 1000, 3700
-	data := make([]byte, 100)
 	for range b.N {
-		tr := New(Config{})
-		zxid := int64(0)
-		apply := func(path string) {
-			zxid++
-			r := tr.Apply(&Txn{Zxid: zxid, Time: zxid, Op: wire.OpCreate,
-				Body: &wire.CreateRequest{Path: path, Data: data, ACL: wire.OpenACLUnsafe}})
-			if r.Err != nil {
-				b.Fatal(r.Err)
-			}
-		}
+		apply := creator(b, New(Config{}), make([]byte, 100))
 		apply("/b")
 		prefix := make([]string, parents)
 		for p := range prefix {

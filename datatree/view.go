@@ -30,9 +30,9 @@ package datatree
 // Only changes made while the view is open cost anything: a map entry per
 // changed node and per changed child set, dropped on Close. No field is
 // added to the nodes themselves. A bulk load of new znodes during a walk
-// costs the view one entry per parent, not one per znode: entries per
-// child created, in maps growing in step under every parent, held up the
-// applies of a 10M-znode fill (docs/scale.md).
+// costs the view one saved entry per parent, not one per znode: entries
+// per child created, in maps growing in step under every parent, held up
+// the applies of a 10M-znode fill (docs/scale.md).
 type View struct {
 	t      *Tree
 	root   *node
@@ -132,7 +132,7 @@ func (t *Tree) keep(n *node) {
 
 // noteChild records in every open view that c was linked under parent
 // (delta +1) or unlinked from it (-1), unless c was created after the
-// view was taken (visible reports it).
+// view was taken (View.sees leaves such a child out without an entry).
 func (t *Tree) noteChild(parent, c *node, delta int8) {
 	for _, v := range t.views {
 		if c.czxid > v.z {
