@@ -85,7 +85,15 @@ def wait_connected(s):
         reconnected.set()
         return True
     return False
-if c.connected and c._connection._socket is not None and c._connection._socket.getpeername()[1] == int(second.rsplit(":", 1)[1]):
+def on_second():
+    # The connection thread may close the socket under us (the first
+    # server is going away): a closed socket is not on the second server.
+    try:
+        s = c._connection._socket
+        return c.connected and s is not None and s.getpeername()[1] == int(second.rsplit(":", 1)[1])
+    except OSError:
+        return False
+if on_second():
     reconnected.set()
 c.add_listener(wait_connected)
 say("reconnected", reconnected.wait(30))
