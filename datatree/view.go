@@ -135,7 +135,7 @@ func (t *Tree) keep(n *node) {
 // view was taken (View.sees leaves such a child out without an entry).
 func (t *Tree) noteChild(parent, c *node, delta int8) {
 	for _, v := range t.views {
-		if c.czxid > v.z {
+		if !v.sees(c) {
 			continue
 		}
 		m := v.kids[parent]

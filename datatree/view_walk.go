@@ -223,19 +223,25 @@ func (wk *walk) wide(n *node) error {
 // listKids returns n's children as the view sees them, without their
 // names. The caller holds the lock.
 func (v *View) listKids(n *node) []kid {
+	return v.appendKids(n, make([]kid, 0, v.maxKids(n)))
+}
+
+// appendKids appends n's children as the view sees them, without their
+// names: the live ones it sees and did not see linked, and the ones it
+// saw unlinked. The caller holds the lock.
+func (v *View) appendKids(n *node, out []kid) []kid {
 	changes := v.kids[n]
-	kids := make([]kid, 0, n.numChildren()+len(changes))
 	for c := range n.children() {
 		if v.sees(c) && changes[c] != +1 {
-			kids = append(kids, kid{n: c})
+			out = append(out, kid{n: c})
 		}
 	}
 	for c, d := range changes {
 		if d == -1 {
-			kids = append(kids, kid{n: c})
+			out = append(out, kid{n: c})
 		}
 	}
-	return kids
+	return out
 }
 
 // nameKids reads the names of kids from index i on, a batch of nameBatch
@@ -261,16 +267,10 @@ func (v *View) maxKids(n *node) int { return n.numChildren() + len(v.kids[n]) }
 
 // gather appends n's children as the view sees them, with their names.
 func (v *View) gather(n *node, out []kid) []kid {
-	changes := v.kids[n]
-	for c := range n.children() {
-		if v.sees(c) && changes[c] != +1 {
-			out = append(out, kid{c, c.name()})
-		}
-	}
-	for c, d := range changes {
-		if d == -1 {
-			out = append(out, kid{c, c.name()})
-		}
+	from := len(out)
+	out = v.appendKids(n, out)
+	for i := from; i < len(out); i++ {
+		out[i].name = out[i].n.name()
 	}
 	return out
 }
