@@ -81,7 +81,7 @@ func (f *fsm) Snapshot() (raft.FSMSnapshot, error) {
 // freeze records the state as it is now, all but the tree encoded and the
 // tree frozen, for Persist or a backup (backup.go). The caller holds mu.
 func (f *fsm) freeze() *snapshot {
-	s := &snapshot{lock: newYieldingLocker(f.mu.RLocker()), exclusive: &f.mu}
+	s := &snapshot{lock: newYieldingLocker(f.mu.RLocker(), &f.walkers), exclusive: &f.mu}
 	var e wire.Encoder
 	e.Long(int64(f.term))
 	e.Int(int32(f.counter))

@@ -39,9 +39,10 @@ func (l *heldLocker) Lock() {
 // walkWithWaits writes a view of a tree of parents, wide and narrow, with
 // children of data bytes, while every Lock applies changes and costs wait;
 // it checks that the bytes are exact and returns how many times the walk
-// took the lock.
-func walkWithWaits(t *testing.T, wait time.Duration, data int) int {
+// took the lock. Every step may hold the lock minHold.
+func walkWithWaits(t *testing.T, wait, minHold time.Duration, data int) int {
 	smallSteps(t)
+	minStepHold = minHold
 	clock := &fakeClock{now: time.Unix(1, 0), tick: time.Microsecond}
 	old := walkClock
 	walkClock = clock.read
@@ -85,9 +86,22 @@ func walkWithWaits(t *testing.T, wait time.Duration, data int) int {
 // nodes, and a step that waited goes on past that too (up to maxStepBytes).
 func TestWalkHoldsTheLockAsLongAsItWaited(t *testing.T) {
 	for _, data := range []int{1, flushSize + 1} {
-		short := walkWithWaits(t, 0, data)
-		long := walkWithWaits(t, 500*time.Microsecond, data)
+		short := walkWithWaits(t, 0, 0, data)
+		long := walkWithWaits(t, 500*time.Microsecond, 0, data)
 		t.Logf("data %d B: %d holds when waiting, %d when not", data, long, short)
 		require.Less(t, long*3, short, "data %d B: holds when waiting %d, when not %d", data, long, short)
 	}
+}
+
+// A step that did not wait still holds the lock for minStepHold, walking
+// many budgets' worth of nodes, except that bytes of flushSize or more go
+// to the writer as they did: with its 600 children over flushSize, the
+// walk takes the lock at least once for each.
+func TestWalkHoldsTheLockForMinStepHold(t *testing.T) {
+	short := walkWithWaits(t, 0, 0, 1)
+	held := walkWithWaits(t, 0, 200*time.Microsecond, 1)
+	t.Logf("%d holds with minStepHold, %d without", held, short)
+	require.Less(t, held*3, short)
+
+	require.GreaterOrEqual(t, walkWithWaits(t, 0, 200*time.Microsecond, flushSize+1), 600, "steps of big nodes still end at flushSize")
 }

@@ -14,9 +14,9 @@ import (
 // encodes a few nodes, any node with more than two children is wide and
 // names are read two at a time.
 func smallSteps(t *testing.T) {
-	s, w, n, h := stepBudget, wideKids, nameBatch, maxStepHold
-	stepBudget, wideKids, nameBatch, maxStepHold = 3, 2, 2, 0
-	t.Cleanup(func() { stepBudget, wideKids, nameBatch, maxStepHold = s, w, n, h })
+	s, w, n, h, m := stepBudget, wideKids, nameBatch, maxStepHold, minStepHold
+	stepBudget, wideKids, nameBatch, maxStepHold, minStepHold = 3, 2, 2, 0, 0
+	t.Cleanup(func() { stepBudget, wideKids, nameBatch, maxStepHold, minStepHold = s, w, n, h, m })
 }
 
 // applyingLocker stands for a writer that gets the lock whenever the walk
@@ -99,6 +99,9 @@ func TestViewIsExactWhileTreeChanges(t *testing.T) {
 // TestViewOfWideParent: children created and deleted under a node too
 // wide to be gathered in one step are seen as they were at Freeze.
 func TestViewOfWideParent(t *testing.T) {
+	old := minStepHold
+	minStepHold = 0 // steps of the default budget, so that the tree changes between many of them
+	t.Cleanup(func() { minStepHold = old })
 	e := newEnv(t, Config{})
 	e.mustCreate("/w", 0)
 	for i := 0; i < 3000; i++ {
