@@ -17,11 +17,7 @@ import (
 func TestAppliedEntriesAreNotKept(t *testing.T) {
 	f := newFSM(datatree.Config{}, nil, 1)
 	var logs []*raft.Log
-	add := func(cmd *Command) {
-		var e wire.Encoder
-		cmd.Encode(&e)
-		logs = append(logs, &raft.Log{Index: uint64(len(logs) + 1), Term: 1, Type: raft.LogCommand, Data: e.Bytes()})
-	}
+	add := func(cmd *Command) { logs = append(logs, commandEntry(uint64(len(logs)+1), 1, cmd)) }
 	add(&Command{Kind: KindCreateSession, Session: memSession, Timeout: 30000, Time: 1})
 	add(createCmd("/a"))
 	add(&Command{Kind: KindTxn, Txn: &datatree.Txn{Time: 2, Session: memSession, Op: wire.OpMulti,

@@ -57,11 +57,16 @@ func liveLog() (before, after []*raft.Log) {
 	}
 	logs := make([]*raft.Log, len(cmds))
 	for i, cmd := range cmds {
-		var e wire.Encoder
-		cmd.Encode(&e)
-		logs[i] = &raft.Log{Index: uint64(i + 1), Term: 2, Type: raft.LogCommand, Data: e.Bytes()}
+		logs[i] = commandEntry(uint64(i+1), 2, cmd)
 	}
 	return logs[:split], logs[split:]
+}
+
+// commandEntry is the log entry at index of term that carries cmd.
+func commandEntry(index, term uint64, cmd *Command) *raft.Log {
+	var e wire.Encoder
+	cmd.Encode(&e)
+	return &raft.Log{Index: index, Term: term, Type: raft.LogCommand, Data: e.Bytes()}
 }
 
 // applyAll applies logs to a new FSM, one batch of up to 64 at a time.

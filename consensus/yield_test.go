@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/zkraft/zkraft/datatree"
-	"github.com/zkraft/zkraft/wire"
 )
 
 // TestYieldingLockerPausesAsLongAsItHeld: steps shorter than minPause run
@@ -96,11 +95,7 @@ func TestApplyBatchLetsAWaitingWalkIn(t *testing.T) {
 	f := newFSM(datatree.Config{}, nil, 1)
 	f.hook = func(*Applied) { runtime.Gosched() } // time for the walk to queue up
 	var logs []*raft.Log
-	add := func(cmd *Command) {
-		var e wire.Encoder
-		cmd.Encode(&e)
-		logs = append(logs, &raft.Log{Index: uint64(len(logs) + 1), Term: 2, Type: raft.LogCommand, Data: e.Bytes()})
-	}
+	add := func(cmd *Command) { logs = append(logs, commandEntry(uint64(len(logs)+1), 2, cmd)) }
 	add(&Command{Kind: KindCreateSession, Session: memSession, Timeout: 30000, Time: 1})
 	applyAll(f, logs)
 	base := f.st.Tree.NodeCount()
