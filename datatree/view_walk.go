@@ -31,7 +31,7 @@ var (
 	// may go on holding it (see acquire); maxStepBytes bounds what such a
 	// step encodes before the bytes are handed to the writer.
 	minStepHold  = 2 * time.Millisecond
-	maxStepHold  = 20 * time.Millisecond
+	maxStepHold  = 5 * time.Millisecond
 	maxStepBytes = 4 << 20
 	// walkClock is the walk's clock.
 	walkClock = time.Now
@@ -181,7 +181,12 @@ type hold struct{ work, bytes time.Time }
 // walked 10M znodes in tens of minutes (a snapshot of a tree being filled
 // never finished, and a restart replayed the whole fill since the last
 // one). Holding the lock about as long as the apply did gives the walk up
-// to half the lock's time, and an apply waits at most maxStepHold for it.
+// to half the lock's time, and an apply waits at most maxStepHold for it:
+// no longer than the apply's own turn. (At 20 ms, a small batch of
+// writes that had been descheduled past applyHold gave the walk a turn as
+// long as the wait, and the writes left in the batch paid for it: the
+// longest write during a snapshot at 1M under 16 writers was 82-503 ms
+// against 59-75 ms at 5 ms.)
 // Without a queue of applies the step waits for nothing and holds the
 // lock for minStepHold: a step of stepBudget nodes, a few hundred
 // microseconds, paid a wait behind the applies for every few hundred
