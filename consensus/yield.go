@@ -33,7 +33,7 @@ import (
 type yieldingLocker struct {
 	sync.Locker
 	// waiting counts the walks waiting for the lock (fsm.walkers), so
-	// that an apply batch lets them in (see ApplyBatch); nil in tests.
+	// that an apply batch lets them in (see ApplyBatch).
 	waiting *atomic.Int32
 	since   *time.Time
 	debt    *time.Duration // held minus paused so far
@@ -47,13 +47,9 @@ func newYieldingLocker(l sync.Locker, waiting *atomic.Int32) yieldingLocker {
 
 func (l yieldingLocker) Lock() {
 	start := l.now()
-	if l.waiting != nil {
-		l.waiting.Add(1)
-	}
+	l.waiting.Add(1)
 	l.Locker.Lock()
-	if l.waiting != nil {
-		l.waiting.Add(-1)
-	}
+	l.waiting.Add(-1)
 	*l.since = l.now()
 	*l.debt = max(*l.debt-l.since.Sub(start), -maxCredit)
 }

@@ -4,6 +4,7 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -20,7 +21,7 @@ import (
 func TestYieldingLockerPausesAsLongAsItHeld(t *testing.T) {
 	var clock time.Time
 	var slept []time.Duration
-	l := newYieldingLocker(&sync.Mutex{}, nil)
+	l := newYieldingLocker(&sync.Mutex{}, new(atomic.Int32))
 	l.now = func() time.Time { return clock }
 	l.sleep = func(d time.Duration) {
 		slept = append(slept, d)
@@ -51,7 +52,7 @@ func TestYieldingLockerPausesAsLongAsItHeld(t *testing.T) {
 func TestYieldingLockerCreditsWaits(t *testing.T) {
 	var clock time.Time
 	var slept []time.Duration
-	l := newYieldingLocker(&sync.Mutex{}, nil)
+	l := newYieldingLocker(&sync.Mutex{}, new(atomic.Int32))
 	l.now = func() time.Time { return clock }
 	l.sleep = func(d time.Duration) { slept = append(slept, d); clock = clock.Add(d) }
 	l.Locker = waitingLocker{Locker: l.Locker, wait: func() { clock = clock.Add(2 * time.Millisecond) }}

@@ -195,15 +195,8 @@ func (wk *walk) acquire() hold {
 	start := walkClock()
 	wk.lock.Lock()
 	now := walkClock()
-	bytes := now.Add(min(now.Sub(start), maxStepHold))
-	return hold{work: later(bytes, now.Add(minStepHold)), bytes: bytes}
-}
-
-func later(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
+	waited := min(now.Sub(start), maxStepHold)
+	return hold{work: now.Add(max(waited, minStepHold)), bytes: now.Add(waited)}
 }
 
 // due reports whether the encoded bytes are to be handed to the writer.
