@@ -174,23 +174,22 @@ type hold struct{ work, bytes time.Time }
 // case minStepHold for the nodes (not for the bytes, which a step that
 // did not wait hands to the writer at flushSize).
 //
-// A step that waits is one that an apply kept out, and an apply holds the
-// lock for a while (ApplyBatch lets a waiting walk in after applyHold, 5
-// ms; without that, for a whole batch of entries: during a bulk load, 64
-// multis of 100 creates, 10-20 ms). A step of stepBudget nodes per batch
-// walked 10M znodes in tens of minutes (a snapshot of a tree being filled
-// never finished, and a restart replayed the whole fill since the last
-// one). Holding the lock about as long as the apply did gives the walk up
-// to half the lock's time, and an apply waits at most maxStepHold for it:
-// no longer than the apply's own turn. (At 20 ms, a small batch of
-// writes that had been descheduled past applyHold gave the walk a turn as
-// long as the wait, and the writes left in the batch paid for it: the
-// longest write during a snapshot at 1M under 16 writers was 82-503 ms
-// against 59-75 ms at 5 ms.)
-// Without a queue of applies the step waits for nothing and holds the
-// lock for minStepHold: a step of stepBudget nodes, a few hundred
-// microseconds, paid a wait behind the applies for every few hundred
-// nodes (a 4M-znode snapshot of a tree being filled took 20,000 holds).
+// A step that waits is one that the caller's applies kept out. The
+// consensus layer lets a waiting walk in after 5 ms of applying; an
+// apply that held the lock for a whole batch (during a bulk load, 64
+// multis of 100 creates, 10-20 ms) left a step of stepBudget nodes per
+// batch walking 10M znodes for tens of minutes, so that a snapshot of a
+// tree being filled never finished and a restart replayed the whole fill.
+// Holding the lock about as long as the apply did gives the walk up to
+// half the lock's time, and an apply waits at most maxStepHold for it, no
+// longer than its own turn. At 20 ms, a small batch of writes that had
+// been descheduled past its turn gave the walk one as long as the wait,
+// and the writes left in the batch paid for it: the longest write during
+// a snapshot at 1M under 16 writers was 82-503 ms, against 59-75 ms at
+// 5 ms. Without a queue of applies the step waits for nothing and holds
+// the lock for minStepHold: a step of stepBudget nodes, a few hundred
+// microseconds, paid a wait behind the applies every few hundred nodes
+// (a 4M-znode snapshot of a tree being filled took 20,000 holds).
 func (wk *walk) acquire() hold {
 	start := walkClock()
 	wk.lock.Lock()
