@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 	"github.com/go-zookeeper/zk"
 	"github.com/stretchr/testify/require"
@@ -187,6 +188,7 @@ func TestBrowserTopology(t *testing.T) {
 		chromedp.Evaluate[chromedp.Void](`document.getElementById("auth").value = "`+rootAuth+`";
 			document.getElementById("lab-auth").value = "`+rootAuth+`"`),
 		chromedp.Evaluate[chromedp.Void](pageErrorsJS),
+		chromedp.Evaluate[chromedp.Void](lastStateJS),
 	))
 	// Healthy: one node per server, all reachable, exactly one leader.
 	drawn, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
@@ -236,10 +238,12 @@ func TestBrowserTopology(t *testing.T) {
 	topologyScreenshot(t, ctx, "console-topology-write.png")
 	stopWrites()
 
-	// A click on the leader's node offers the lab's kill: the dead leader
-	// is crossed out, never drawn as leader, and another leader appears.
+	// A click on the leader's node offers the lab's kill, even when the
+	// page redraws the node between the press and the release: the dead
+	// leader is crossed out, never drawn as leader, and another leader
+	// appears.
+	clickThroughRedraw(t, ctx, leaderID)
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+leaderID+`"]`), chromedp.NodeVisible),
 		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="kill"][data-id="`+leaderID+`"]`), chromedp.NodeVisible),
 	))
 	newLeader, err := chromedp.Run(ctx, chromedp.Poll[string](`(() => {
@@ -268,8 +272,8 @@ func TestBrowserTopology(t *testing.T) {
 	}
 
 	// The restart, from the dead server's menu: all three are back.
+	openLabMenu(t, ctx, `#topology-svg .topo-node[data-server-id="`+leaderID+`"]`, "node", leaderID)
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+leaderID+`"]`), chromedp.NodeVisible),
 		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="restart"][data-id="`+leaderID+`"]`), chromedp.NodeVisible),
 	))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
@@ -292,8 +296,8 @@ func TestBrowserTopology(t *testing.T) {
 	edge := func(a, b string) string {
 		return strconv.Itoa(min(topoAtoi(a), topoAtoi(b))) + "-" + strconv.Itoa(max(topoAtoi(a), topoAtoi(b)))
 	}
+	openLabMenu(t, ctx, `#topology-svg .topo-edge[data-edge="`+edge(cur, victim)+`"]`, "edge", edge(cur, victim))
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#topology-svg .topo-edge[data-edge="`+edge(cur, victim)+`"]`), chromedp.NodeVisible),
 		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="partition"][data-id="`+victim+`"]`), chromedp.NodeVisible),
 	))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
@@ -316,8 +320,8 @@ func TestBrowserTopology(t *testing.T) {
 
 	// The leader partitioned away too, from its node's menu: this page's
 	// server alone hears from no quorum, and the view says so.
+	openLabMenu(t, ctx, `#topology-svg .topo-node[data-server-id="`+cur+`"]`, "node", cur)
 	require.NoError(t, chromedp.Do(ctx,
-		chromedp.Click(chromedp.CSS(`#topology-svg .topo-node[data-server-id="`+cur+`"]`), chromedp.NodeVisible),
 		chromedp.Click(chromedp.CSS(`#topology-menu button[data-action="partition"][data-id="`+cur+`"]`), chromedp.NodeVisible),
 	))
 	_, err = chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById("topology").dataset.quorum === "false" &&
@@ -462,3 +466,55 @@ func TestBrowserTopologyDrawing(t *testing.T) {
 	require.Contains(t, got.Sum, "leader: server 1")
 	requireNoPageErrors(t, ctx)
 }
+
+// openLabMenu clicks target (a node or an edge of the topology view) and
+// waits up to 5 s until the lab's menu shows for it: menuFor is "node" or
+// "edge", id the server id or the edge's "a-b".
+func openLabMenu(t *testing.T, ctx context.Context, target, menuFor, id string) {
+	t.Helper()
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(target), chromedp.NodeVisible)))
+	labMenuShows(t, ctx, menuFor, id)
+}
+
+// labMenuShows waits up to 5 s until the lab's menu shows for menuFor id.
+func labMenuShows(t *testing.T, ctx context.Context, menuFor, id string) {
+	t.Helper()
+	shows := []chromedp.PollOption{chromedp.WithPollingInterval(50 * time.Millisecond), chromedp.WithPollingTimeout(5 * time.Second)}
+	_, err := chromedp.Run(ctx, chromedp.Poll[bool](`(() => {
+		const m = document.getElementById("topology-menu");
+		return !m.hidden && m.dataset.for === `+jsString(menuFor)+` && m.dataset.id === `+jsString(id)+`;
+	})()`, shows...))
+	require.NoError(t, err, "the lab's menu for %s %s did not open", menuFor, id)
+}
+
+// clickThroughRedraw clicks server id's node with the press and the
+// release apart, and between them hands the page its last state again
+// with the node's figures changed, so that the node is drawn anew under
+// the pointer. The click must still open the node's menu (Chromium drops
+// a click whose press target left the page before the release).
+func clickThroughRedraw(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	node := `document.querySelector('#topology-svg .topo-node[data-server-id="` + id + `"]')`
+	xy, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`(() => {
+		const r = `+node+`.querySelector(".topo-disc").getBoundingClientRect();
+		return [r.x + r.width / 2, r.y + r.height / 2];
+	})()`))
+	require.NoError(t, err)
+	require.NoError(t, chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMousePressed, xy[0], xy[1], chromedp.ButtonLeft, chromedp.ClickCount(1))))
+	redrawn, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const disc = `+node+`.querySelector(".topo-disc");
+		const st = structuredClone(window.topoLastState);
+		const m = st.members.find(m => String(m.id) === `+jsString(id)+`);
+		m.status.lastZxid += 1;
+		document.dispatchEvent(new CustomEvent("zk-state", {detail: st}));
+		return `+node+`.querySelector(".topo-disc") !== disc;
+	})()`))
+	require.NoError(t, err)
+	require.True(t, redrawn, "the node was not drawn anew")
+	require.NoError(t, chromedp.Do(ctx, chromedp.MouseEvent(input.DispatchMouseEventTypeMouseReleased, xy[0], xy[1], chromedp.ButtonLeft, chromedp.ClickCount(1))))
+	labMenuShows(t, ctx, "node", id)
+}
+
+// lastStateJS keeps the page's latest state in window.topoLastState, for
+// clickThroughRedraw.
+const lastStateJS = `document.addEventListener("zk-state", e => { window.topoLastState = e.detail; })`

@@ -126,8 +126,8 @@
   }
 
   // ---- drawing the servers ----
-  const nodeEls = new Map(); // server id -> its <g>
-  const edgeEls = new Map(); // "a-b" -> the <g> of the edge or chord between a and b
+  const nodeEls = new Map(); // server id -> its element (see shell)
+  const edgeEls = new Map(); // "a-b" -> the element of the edge or chord between a and b
   function place(members) {
     view.pos.clear();
     const ids = members.map(m => m.id).sort((a, b) => a - b);
@@ -148,14 +148,32 @@
   // scale: 10 entries a quarter, 10000 the whole ring).
   const lagFrac = lag => Math.log10(lag + 1) / 4;
 
+  // shell gives a node's or an edge's element g the children it keeps
+  // for life: a tooltip, a <g> for its drawing and, on top, hit, a
+  // transparent target that alone takes the pointer. A redraw replaces
+  // only the drawing, and only when it changed (redraw): the page redraws
+  // on every state update, several a second, and Chromium drops a click
+  // whose press target leaves the page before the release.
+  function shell(g, hit) {
+    const el = { g, hit, tip: svgEl("title"), content: svgEl("g", { class: "topo-content" }) };
+    g.append(el.tip, el.content, hit);
+    return el;
+  }
+  function redraw(content, parts) {
+    const drawing = parts.map(p => p.outerHTML).join("");
+    if (content.drawing === drawing) return;
+    content.drawing = drawing;
+    content.replaceChildren(...parts);
+  }
+
   function drawNode(m) {
     const p = view.pos.get(m.id);
     const r = roleOf(m);
-    // One element per server, kept across redraws (a click on it must
-    // not land on a node just replaced); its content is redrawn.
-    let g = nodeEls.get(m.id);
-    if (!g) {
-      g = svgEl("g");
+    // One element per server, kept across redraws with its hit target
+    // (see shell); only its drawing is redrawn.
+    let el = nodeEls.get(m.id);
+    if (!el) {
+      const g = svgEl("g");
       g.addEventListener("click", ev => {
         if (!view.lab) return;
         ev.stopPropagation();
@@ -169,9 +187,10 @@
         const first = menu.querySelector("button");
         if (first) first.focus();
       });
-      nodeEls.set(m.id, g);
+      el = shell(g, svgEl("circle", { r: R + 10, class: "topo-node-hit" }));
+      nodeEls.set(m.id, el);
     }
-    g.replaceChildren();
+    const g = el.g, parts = [];
     for (const k of Object.keys(g.dataset)) delete g.dataset[k];
     g.setAttribute("class", "topo-node topo-r-" + r.role + (m.self ? " self" : "") + (m.observer ? " observer" : ""));
     g.setAttribute("transform", "translate(" + p.x.toFixed(1) + " " + p.y.toFixed(1) + ")");
@@ -189,15 +208,15 @@
     if (m.status) title.push("epoch " + m.status.epoch, "last zxid " + hex(m.status.lastZxid),
       "log " + m.status.lastLogIndex + " · commit " + m.status.commitIndex + " · applied " + m.status.appliedIndex);
     if (view.lab) title.push("click for the lab's actions");
-    g.append(svgEl("title", {}, title.join("\n")));
-    if (m.self) g.append(svgEl("circle", { r: R + 5, class: "topo-self-ring" }));
-    g.append(svgEl("circle", { r: R, class: "topo-disc" }));
+    el.tip.textContent = title.join("\n");
+    if (m.self) parts.push(svgEl("circle", { r: R + 5, class: "topo-self-ring" }));
+    parts.push(svgEl("circle", { r: R, class: "topo-disc" }));
     if (r.role === "unreachable") {
       const d = R * 0.72;
-      g.append(svgEl("line", { x1: -d, y1: -d, x2: d, y2: d, class: "topo-cross" }),
+      parts.push(svgEl("line", { x1: -d, y1: -d, x2: d, y2: d, class: "topo-cross" }),
         svgEl("line", { x1: -d, y1: d, x2: d, y2: -d, class: "topo-cross" }));
     }
-    g.append(svgEl("text", { y: -3, class: "topo-name" }, "server " + m.id),
+    parts.push(svgEl("text", { y: -3, class: "topo-name" }, "server " + m.id),
       svgEl("text", { y: 12, class: "topo-role" }, r.text));
 
     // Lag: an arc around the follower that grows with the entries it is
@@ -207,10 +226,10 @@
       const lag = lagOf(m.id);
       if (typeof lag === "number") {
         g.dataset.lag = lag;
-        if (lag > 0) g.append(svgEl("path", { d: arc(0, 0, R + 9, lagFrac(lag)), class: "topo-lag" }));
+        if (lag > 0) parts.push(svgEl("path", { d: arc(0, 0, R + 9, lagFrac(lag)), class: "topo-lag" }));
       } else if (lag === null && m.reachable) { // a cut-off member's is unknown, of course
         g.dataset.lag = "unknown";
-        g.append(svgEl("circle", { r: R + 9, class: "topo-lag unknown" }));
+        parts.push(svgEl("circle", { r: R + 9, class: "topo-lag unknown" }));
       }
     }
 
@@ -223,7 +242,8 @@
       lines.push(["topo-note lag", g.dataset.lag === "unknown" ? "lag unknown" : "lag " + g.dataset.lag + " entries"]);
     }
     if (lab && g.dataset.lab !== "running") lines.push(["topo-note", g.dataset.lab === "killed" ? "killed (lab)" : "partitioned away (lab)"]);
-    lines.forEach(([cls, text], i) => g.append(svgEl("text", { y: R + 16 + 13 * i, class: cls }, text)));
+    lines.forEach(([cls, text], i) => parts.push(svgEl("text", { y: R + 16 + 13 * i, class: cls }, text)));
+    redraw(el.content, parts);
     return g;
   }
 
@@ -236,29 +256,32 @@
     const ux = dx / len, uy = dy / len;
     const x1 = pa.x + ux * R, y1 = pa.y + uy * R, x2 = pb.x - ux * (R + gap), y2 = pb.y - uy * (R + gap);
     const key = pairKey(a, b);
-    let g = edgeEls.get(key);
-    if (!g) {
-      g = svgEl("g");
+    let el = edgeEls.get(key);
+    if (!el) {
+      const g = svgEl("g");
       g.addEventListener("click", ev => {
         if (!view.lab) return;
         ev.stopPropagation();
         edgeMenu(Number(g.dataset.from), Number(g.dataset.to), ev);
       });
-      edgeEls.set(key, g);
+      el = shell(g, svgEl("line", { class: "topo-hit" }));
+      edgeEls.set(key, el);
     }
-    g.replaceChildren();
+    const g = el.g;
     for (const k of Object.keys(g.dataset)) delete g.dataset[k];
     g.setAttribute("class", cls);
     g.dataset.edge = key;
     g.dataset.from = a;
     g.dataset.to = b;
     for (const [k, v] of Object.entries(data || {})) g.dataset[k] = v;
-    g.append(svgEl("line", { x1, y1, x2, y2, class: "topo-line" }));
+    el.tip.textContent = "server " + a + " ↔ server " + b + (view.lab ? "\nclick for the lab's actions" : "");
+    const parts = [svgEl("line", { x1, y1, x2, y2, class: "topo-line" })];
     if (gap > 0) {
       // the gap itself, faint: what the follower still has to receive
-      g.append(svgEl("line", { x1: x2, y1: y2, x2: pb.x - ux * R, y2: pb.y - uy * R, class: "topo-gap" }));
+      parts.push(svgEl("line", { x1: x2, y1: y2, x2: pb.x - ux * R, y2: pb.y - uy * R, class: "topo-gap" }));
     }
-    if (view.lab) g.append(svgEl("line", { x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y, class: "topo-hit" }));
+    redraw(el.content, parts);
+    for (const [k, v] of Object.entries({ x1: pa.x, y1: pa.y, x2: pb.x, y2: pb.y })) el.hit.setAttribute(k, v);
     return g;
   }
 
@@ -297,7 +320,7 @@
     }
     // Forget the elements of servers and pairs no longer drawn.
     const keep = new Set([...nodes, ...edges, ...chords]);
-    for (const els of [nodeEls, edgeEls]) for (const [k, g] of els) if (!keep.has(g)) els.delete(k);
+    for (const els of [nodeEls, edgeEls]) for (const [k, el] of els) if (!keep.has(el.g)) els.delete(k);
     settle(chordLayer, chords);
     settle(edgeLayer, edges);
     settle(nodeLayer, nodes);
