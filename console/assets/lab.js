@@ -26,10 +26,27 @@ function webURL(u) {
   }
 }
 
+// labDrawn is the server list the table shows: a refresh that finds the
+// same list keeps the rows, so that a click on a button is not lost to a
+// refresh that replaced it between the press and the release.
+let labDrawn = "";
+
 function labDraw(st) {
+  const drawing = JSON.stringify(st.servers);
+  if (drawing !== labDrawn) {
+    labDrawn = drawing;
+    labRows(st.servers);
+  }
+  document.getElementById("lab-links").textContent = st.links.length ?
+    "slowed: " + st.links.map(l => l.a + "↔" + l.b + " " + l.delayMs + " ms, loss " + l.loss).join("; ") : "";
+  document.getElementById("lab-load").textContent = st.load.clients ?
+    st.load.clients + " clients, " + st.load.writes + " writes, " + st.load.errors + " errors" : "no load";
+}
+
+function labRows(servers) {
   const tbody = document.querySelector("#lab-servers tbody");
   tbody.replaceChildren();
-  for (const s of st.servers) {
+  for (const s of servers) {
     const tr = document.createElement("tr");
     tr.dataset.id = s.id;
     const state = !s.running ? "killed" : s.isolated ? "partitioned away" : "running";
@@ -47,10 +64,6 @@ function labDraw(st) {
     tr.append(lc, el("td", s.clientAddr), acts);
     tbody.append(tr);
   }
-  document.getElementById("lab-links").textContent = st.links.length ?
-    "slowed: " + st.links.map(l => l.a + "↔" + l.b + " " + l.delayMs + " ms, loss " + l.loss).join("; ") : "";
-  document.getElementById("lab-load").textContent = st.load.clients ?
-    st.load.clients + " clients, " + st.load.writes + " writes, " + st.load.errors + " errors" : "no load";
 }
 
 function labPost(action, body) {
