@@ -270,4 +270,7 @@ func (b *bigtree) snapshotFigures(writes []opSpan, errs int, spans [][]span, eve
 	}
 	b.progress("snapshot: %d snapshots, longest %v; write p99 %v without, max %v during",
 		count, longest.Round(time.Millisecond), without.p99.Round(time.Microsecond), during.max.Round(time.Microsecond))
+	if len(writes) > 0 {
+		b.progress("slowest writes: %s", slowWrites(writes, spans, 5))
+	}
 }

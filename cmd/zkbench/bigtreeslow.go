@@ -1,0 +1,63 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// slowWrites places the k longest stalls among the servers' snapshots
+// (spans[i] are server i's, as watchSnapshots saw them, without
+// snapGrace): for each, the longest write in it, when it began and where
+// that fell in the nearest snapshot, so that a run shows whether the
+// writes wait at a snapshot's start (the tree frozen for it), during its
+// walk, or at its end (the file synced, the log compacted). Writes in
+// flight together are one stall: when every writer waits at once only
+// the longest is listed.
+func slowWrites(writes []opSpan, spans [][]span, k int) string {
+	slow := slices.Clone(writes)
+	slices.SortFunc(slow, func(a, b opSpan) int { return cmp.Compare(b.latency(), a.latency()) })
+	var stalls []opSpan
+	for _, w := range slow {
+		if len(stalls) == k {
+			break
+		}
+		if !slices.ContainsFunc(stalls, func(s opSpan) bool { return w.start <= s.end && w.end >= s.start }) {
+			stalls = append(stalls, w)
+		}
+	}
+	parts := make([]string, 0, len(stalls))
+	for _, w := range stalls {
+		parts = append(parts, fmt.Sprintf("%v at %.2fs (%s)", w.latency().Round(100*time.Microsecond),
+			time.Duration(w.start).Seconds(), whereIn(w, spans)))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// whereIn says where write w began relative to the snapshot nearest it.
+func whereIn(w opSpan, spans [][]span) string {
+	best, bestGap, server := span{}, int64(-1), 0
+	for i, ss := range spans {
+		for _, s := range ss {
+			gap := max(s.from-w.end, w.start-s.to, 0)
+			if bestGap < 0 || gap < bestGap {
+				best, bestGap, server = s, gap, i+1
+			}
+		}
+	}
+	if bestGap < 0 {
+		return "no snapshot"
+	}
+	secs := func(d int64) string { return fmt.Sprintf("%.2fs", time.Duration(d).Seconds()) }
+	switch {
+	case w.end < best.from:
+		return fmt.Sprintf("ended %s before server %d's snapshot", secs(best.from-w.end), server)
+	case w.start > best.to:
+		return fmt.Sprintf("began %s after server %d's snapshot ended", secs(w.start-best.to), server)
+	default:
+		return fmt.Sprintf("in server %d's snapshot: began %s after its start, %s before its end",
+			server, secs(w.start-best.from), secs(best.to-w.start))
+	}
+}
