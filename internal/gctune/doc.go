@@ -26,7 +26,8 @@
 // znodes on three servers the write p99 doubled against GOGC=100). So
 // the fraction adapts: after each collection the tuner takes the
 // collector's share of the process's CPU since the one before (GOMAXPROCS
-// × the time between them; marking on idle Ps is not counted) and
+// × the time between them; marking on Ps idle in Go counts too, as a
+// server seldom has the machine to itself) and
 // doubles the fraction while the share is above MaxGCShare, up to
 // MaxPercent, and halves it back towards Percent once the share is below
 // a quarter of that (NextRoom). An idle server has few collections to

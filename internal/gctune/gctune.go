@@ -50,13 +50,15 @@ func DefaultConfig() Config {
 const heapMinimum = 4 << 20
 
 // The runtime/metrics the tuner reads after each collection: the heap it
-// marked live, the collector's CPU (all of it, and the part that only ran
-// on otherwise idle Ps, which does not count against the share), and the
-// collections runtime.GC forced.
+// marked live, the collector's CPU and the collections runtime.GC forced.
+// The collector's CPU includes its marking on Ps that had nothing else to
+// run: a P idle in Go is not a core idle on the machine when other
+// processes share it (an ensemble on one host, a container's CPU quota),
+// and three servers on two cores each marking on their idle Ps took the
+// CPU the others' writes waited for (docs/scale.md).
 const (
 	liveMetric   = "/gc/heap/live:bytes"
 	gcCPUMetric  = "/cpu/classes/gc/total:cpu-seconds"
-	idleMetric   = "/cpu/classes/gc/mark/idle:cpu-seconds"
 	forcedMetric = "/gc/cycles/forced:gc-cycles"
 	allocsMetric = "/gc/heap/allocs:bytes"
 )
@@ -80,7 +82,7 @@ type Tuner struct {
 // cpuMark is where the collector's CPU stood after a collection.
 type cpuMark struct {
 	at     time.Time
-	gc     float64 // seconds of collector CPU not on idle Ps
+	gc     float64 // seconds of collector CPU
 	forced uint64
 }
 
@@ -91,7 +93,7 @@ func Start(cfg Config) *Tuner {
 		return nil
 	}
 	t := &Tuner{cfg: cfg, percent: -1, room: cfg.Percent, stop: make(chan struct{}), sample: []metrics.Sample{
-		{Name: liveMetric}, {Name: gcCPUMetric}, {Name: idleMetric}, {Name: forcedMetric}}}
+		{Name: liveMetric}, {Name: gcCPUMetric}, {Name: forcedMetric}}}
 	t.adjust()
 	t.arm()
 	if cfg.IdleAfter > 0 {
@@ -224,11 +226,10 @@ func (t *Tuner) setPercentLocked() {
 // probe) is not one the allocation rate asked for, so it moves nothing.
 func (t *Tuner) adaptRoom() {
 	if t.cfg.MaxGCShare <= 0 || t.sample[1].Value.Kind() != metrics.KindFloat64 ||
-		t.sample[2].Value.Kind() != metrics.KindFloat64 || t.sample[3].Value.Kind() != metrics.KindUint64 {
+		t.sample[2].Value.Kind() != metrics.KindUint64 {
 		return
 	}
-	now := cpuMark{at: time.Now(), gc: t.sample[1].Value.Float64() - t.sample[2].Value.Float64(),
-		forced: t.sample[3].Value.Uint64()}
+	now := cpuMark{at: time.Now(), gc: t.sample[1].Value.Float64(), forced: t.sample[2].Value.Uint64()}
 	prev := t.last
 	t.last = now
 	if prev.at.IsZero() || now.forced != prev.forced {
