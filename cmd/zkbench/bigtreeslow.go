@@ -56,6 +56,8 @@ func whereIn(w opSpan, spans [][]span) string {
 		return fmt.Sprintf("ended %s before server %d's snapshot", secs(best.from-w.end), server)
 	case w.start > best.to:
 		return fmt.Sprintf("began %s after server %d's snapshot ended", secs(w.start-best.to), server)
+	case w.start < best.from:
+		return fmt.Sprintf("began %s before server %d's snapshot, in flight at its start", secs(best.from-w.start), server)
 	default:
 		return fmt.Sprintf("in server %d's snapshot: began %s after its start, %s before its end",
 			server, secs(w.start-best.from), secs(best.to-w.start))
