@@ -37,9 +37,13 @@ func TestLockLeaderKillZkserver3(t *testing.T) {
 	if res.Sections == 0 || res.ByRole != nil {
 		t.Errorf("%d sections, by role %+v; want sections and no split by role", res.Sections, res.ByRole)
 	}
+	// The longest gap begins with the kill: its start, the last section
+	// done before it, may come a moment after the kill, when a release
+	// the leader committed before it died is answered (the test saw 1 to
+	// 5 ms; a section done that late is one round trip, not a new lock).
 	killedAt := time.Duration(res.Kills[0].At)
-	if gap := time.Duration(res.LongestGap); gap <= 0 || time.Duration(res.GapStart) > killedAt {
-		t.Errorf("longest gap %v from %v, want one that begins before the kill at %v", gap, res.GapStart, killedAt)
+	if gap := time.Duration(res.LongestGap); gap <= 0 || time.Duration(res.GapStart) > killedAt+100*time.Millisecond {
+		t.Errorf("longest gap %v from %v, want one that begins by the kill at %v (100 ms allowed for a reply in flight)", gap, time.Duration(res.GapStart), killedAt)
 	}
 	deadline := time.Now().Add(leaderWait)
 	for {
