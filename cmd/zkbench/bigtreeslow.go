@@ -30,8 +30,12 @@ func slowWrites(writes []opSpan, spans [][]span, k int) string {
 	}
 	parts := make([]string, 0, len(stalls))
 	for _, w := range stalls {
+		where := whereIn(w, spans)
+		if near := edgesNear(w, spans); near != "" {
+			where += "; " + near
+		}
 		parts = append(parts, fmt.Sprintf("%v at %.2fs (%s)", w.latency().Round(100*time.Microsecond),
-			time.Duration(w.start).Seconds(), whereIn(w, spans)))
+			time.Duration(w.start).Seconds(), where))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -62,4 +66,26 @@ func whereIn(w opSpan, spans [][]span) string {
 		return fmt.Sprintf("in server %d's snapshot: began %s after its start, %s before its end",
 			server, secs(w.start-best.from), secs(best.to-w.start))
 	}
+}
+
+// edgesNear lists the snapshot starts and ends, on any server, from a
+// second before write w began until it ended: a stall in one server's
+// walk may come from another's freeze or compaction.
+func edgesNear(w opSpan, spans [][]span) string {
+	var near []string
+	note := func(server int, what string, at int64) {
+		if at >= w.start-int64(time.Second) && at <= w.end {
+			near = append(near, fmt.Sprintf("server %d's %s at %.2fs", server, what, time.Duration(at).Seconds()))
+		}
+	}
+	for i, ss := range spans {
+		for _, s := range ss {
+			note(i+1, "snapshot began", s.from)
+			note(i+1, "snapshot ended", s.to)
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return "near " + strings.Join(near, ", ")
 }

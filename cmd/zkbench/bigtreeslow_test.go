@@ -21,8 +21,8 @@ func TestSlowWritesPlacesThemInSnapshots(t *testing.T) {
 		{start: 29 * s, end: 30*s + s/20}, // 1.05 s across server 2's start
 		{start: 25 * s, end: 25*s + 1},    // fast: left out
 	}
-	require.Equal(t, "1.05s at 29.00s (began 1.00s before server 2's snapshot, in flight at its start); 500ms at 12.00s (in server 1's snapshot: began 2.00s after its start, 8.00s before its end); "+
-		"200ms at 41.00s (began 1.00s after server 2's snapshot ended); "+
+	require.Equal(t, "1.05s at 29.00s (began 1.00s before server 2's snapshot, in flight at its start; near server 2's snapshot began at 30.00s); 500ms at 12.00s (in server 1's snapshot: began 2.00s after its start, 8.00s before its end); "+
+		"200ms at 41.00s (began 1.00s after server 2's snapshot ended; near server 2's snapshot ended at 40.00s); "+
 		"100ms at 5.00s (ended 4.90s before server 1's snapshot)", slowWrites(writes, spans, 4))
 	require.Equal(t, "no snapshot", whereIn(writes[0], nil))
 }
