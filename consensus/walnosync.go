@@ -21,12 +21,14 @@ import (
 // kept the collector busy (docs/scale.md); such logs keep their format.
 
 // walFiler returns raft-wal's segment filer for dir (the one it makes
-// itself), with fsync off when noSync is set.
+// itself), with fsync off when noSync is set and deleted segments freed
+// in the background (unlinkLaterVFS).
 func walFiler(dir string, noSync bool) types.SegmentFiler {
+	var vfs types.VFS = fs.New()
 	if noSync {
-		return segment.NewFiler(dir, noSyncVFS{fs.New()})
+		vfs = noSyncVFS{vfs}
 	}
-	return segment.NewFiler(dir, fs.New())
+	return segment.NewFiler(dir, unlinkLaterVFS{vfs})
 }
 
 // noSyncVFS is a types.VFS whose writable files do not sync.
