@@ -229,7 +229,6 @@ func openWAL(dir string, noSync, afterFull bool, logger hclog.Logger, log *slog.
 	if err != nil {
 		return nil, err
 	}
-	removeUnlinked(dir)
 	if torn != nil && log != nil {
 		log.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
 			"bytes", torn.bytes, "uncommitted_entries", torn.entries)

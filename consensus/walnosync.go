@@ -21,14 +21,12 @@ import (
 // kept the collector busy (docs/scale.md); such logs keep their format.
 
 // walFiler returns raft-wal's segment filer for dir (the one it makes
-// itself), with fsync off when noSync is set and deleted segments freed
-// in the background (unlinkLaterVFS).
+// itself), with fsync off when noSync is set.
 func walFiler(dir string, noSync bool) types.SegmentFiler {
-	var vfs types.VFS = fs.New()
 	if noSync {
-		vfs = noSyncVFS{vfs}
+		return segment.NewFiler(dir, noSyncVFS{fs.New()})
 	}
-	return segment.NewFiler(dir, unlinkLaterVFS{vfs})
+	return segment.NewFiler(dir, fs.New())
 }
 
 // noSyncVFS is a types.VFS whose writable files do not sync.
