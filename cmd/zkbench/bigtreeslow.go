@@ -20,12 +20,14 @@ func slowWrites(writes []opSpan, spans [][]span, k int) string {
 	slow := slices.Clone(writes)
 	slices.SortFunc(slow, func(a, b opSpan) int { return cmp.Compare(b.latency(), a.latency()) })
 	var stalls []opSpan
+	var taken []span // the stalls' own spans, for opSpan.overlaps
 	for _, w := range slow {
 		if len(stalls) == k {
 			break
 		}
-		if !slices.ContainsFunc(stalls, func(s opSpan) bool { return w.start <= s.end && w.end >= s.start }) {
+		if !w.overlaps(taken) {
 			stalls = append(stalls, w)
+			taken = append(taken, span{w.start, w.end})
 		}
 	}
 	parts := make([]string, 0, len(stalls))
@@ -34,8 +36,7 @@ func slowWrites(writes []opSpan, spans [][]span, k int) string {
 		if near := edgesNear(w, spans); near != "" {
 			where += "; " + near
 		}
-		parts = append(parts, fmt.Sprintf("%v at %.2fs (%s)", w.latency().Round(100*time.Microsecond),
-			time.Duration(w.start).Seconds(), where))
+		parts = append(parts, fmt.Sprintf("%v at %s (%s)", w.latency().Round(100*time.Microsecond), secs(w.start), where))
 	}
 	return strings.Join(parts, "; ")
 }
@@ -54,7 +55,6 @@ func whereIn(w opSpan, spans [][]span) string {
 	if bestGap < 0 {
 		return "no snapshot"
 	}
-	secs := func(d int64) string { return fmt.Sprintf("%.2fs", time.Duration(d).Seconds()) }
 	switch {
 	case w.end < best.from:
 		return fmt.Sprintf("ended %s before server %d's snapshot", secs(best.from-w.end), server)
@@ -75,7 +75,7 @@ func edgesNear(w opSpan, spans [][]span) string {
 	var near []string
 	note := func(server int, what string, at int64) {
 		if at >= w.start-int64(time.Second) && at <= w.end {
-			near = append(near, fmt.Sprintf("server %d's %s at %.2fs", server, what, time.Duration(at).Seconds()))
+			near = append(near, fmt.Sprintf("server %d's %s at %s", server, what, secs(at)))
 		}
 	}
 	for i, ss := range spans {
@@ -89,3 +89,7 @@ func edgesNear(w opSpan, spans [][]span) string {
 	}
 	return "near " + strings.Join(near, ", ")
 }
+
+// secs formats a time or a length of time in nanoseconds as seconds, to
+// the hundredth.
+func secs(ns int64) string { return fmt.Sprintf("%.2fs", time.Duration(ns).Seconds()) }
