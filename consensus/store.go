@@ -145,7 +145,7 @@ func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, 
 	if err != nil {
 		return nil, fmt.Errorf("consensus: open raft log in %s: %w", logDir, err)
 	}
-	files, err := raft.NewFileSnapshotStoreWithLogger(snapDir, max(s.SnapshotRetain, 1), logger)
+	files, err := newReapingSnapshots(snapDir, s.SnapshotRetain, logger)
 	if err != nil {
 		st.close()
 		return nil, fmt.Errorf("consensus: open snapshots in %s: %w", s.DataDir, err)
@@ -229,6 +229,7 @@ func openWAL(dir string, noSync, afterFull bool, logger hclog.Logger, log *slog.
 	if err != nil {
 		return nil, err
 	}
+	fileReclaimer.removeReclaimed(dir)
 	if torn != nil && log != nil {
 		log.Warn("truncated the torn tail a crash left in the raft log", "file", torn.path, "offset", torn.offset,
 			"bytes", torn.bytes, "uncommitted_entries", torn.entries)

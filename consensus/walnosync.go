@@ -1,6 +1,8 @@
 package consensus
 
 import (
+	"path/filepath"
+
 	"github.com/hashicorp/raft-wal/fs"
 	"github.com/hashicorp/raft-wal/segment"
 	"github.com/hashicorp/raft-wal/types"
@@ -21,12 +23,29 @@ import (
 // kept the collector busy (docs/scale.md); such logs keep their format.
 
 // walFiler returns raft-wal's segment filer for dir (the one it makes
-// itself), with fsync off when noSync is set.
+// itself), with fsync off when noSync is set and deleted segments freed
+// by the reclaimer.
 func walFiler(dir string, noSync bool) types.SegmentFiler {
+	var vfs types.VFS = fs.New()
 	if noSync {
-		return segment.NewFiler(dir, noSyncVFS{fs.New()})
+		vfs = noSyncVFS{vfs}
 	}
-	return segment.NewFiler(dir, fs.New())
+	return segment.NewFiler(dir, reclaimVFS{vfs})
+}
+
+// reclaimVFS is a types.VFS whose Delete hands the segment to the
+// reclaimer (reclaim.go): raft-wal deletes the segments a compaction
+// made obsolete while it holds the lock its appends take, and freeing a
+// dozen 64 MiB files there held every write for 0.9 s. The segment is
+// renamed without a directory sync: raft-wal commits the metadata that
+// drops it first, and at open it removes any segment file its metadata
+// does not list, so a rename a crash loses changes nothing.
+type reclaimVFS struct{ types.VFS }
+
+// Delete implements types.VFS.
+func (v reclaimVFS) Delete(dir, name string) error {
+	path := filepath.Join(dir, name)
+	return fileReclaimer.retire(path, path+reclaimedSuffix)
 }
 
 // noSyncVFS is a types.VFS whose writable files do not sync.
