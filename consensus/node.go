@@ -248,6 +248,9 @@ func Start(ctx context.Context, cfg Config) (*Node, error) {
 		n.raft, err = raft.NewRaft(rc, n.fsm, st.logs, st.stable, stampStore{st.snaps}, n.transport)
 	}
 	if err == nil {
+		if n.fsm.snaps != nil {
+			n.fsm.snaps.watchQuiet(quietSnapAfter)
+		}
 		n.startupTimes(cfg.Storage.Durable(), began)
 		n.raftRef.Store(n.raft)
 		if n.quorum != nil {

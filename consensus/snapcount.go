@@ -69,6 +69,14 @@ type snapCounter struct {
 	onReplayed  func(entries uint64, took time.Duration)
 	pending     atomic.Bool
 	wg          sync.WaitGroup
+
+	// The quiet snapshot (snapquiet.go): quietDue says the log since the
+	// last snapshot is worth one once the writes stop, lastAt is when the
+	// last batch was applied (Unix ns); quit ends the watch.
+	quietDue atomic.Bool
+	lastAt   atomic.Int64
+	quit     chan struct{}
+	stopOnce sync.Once
 }
 
 // defaultSnapBytesFloor is the least byte limit when snapSizeLimitInKb
@@ -166,7 +174,19 @@ func (c *snapCounter) applied(first, last, term, size uint64) {
 	if limit := c.byteLimit(); limit > 0 && c.bytes >= limit {
 		due = true
 	}
-	if c.replaying(last, term) || !due || !c.pending.CompareAndSwap(false, true) {
+	c.lastAt.Store(time.Now().UnixNano())
+	if c.replaying(last, term) {
+		return
+	}
+	c.quietDue.Store(c.worthQuiet(last))
+	if due {
+		c.request()
+	}
+}
+
+// request asks for a snapshot unless one is being taken.
+func (c *snapCounter) request() {
+	if !c.pending.CompareAndSwap(false, true) {
 		return
 	}
 	c.wg.Add(1)
@@ -180,8 +200,17 @@ func (c *snapCounter) applied(first, last, term, size uint64) {
 // taken notes a snapshot of the state up to index (Raft's or ours).
 func (c *snapCounter) taken(index uint64) {
 	c.last = index
+	c.quietDue.Store(false)
 	c.reroll()
 }
 
-// wait waits for a requested snapshot to finish (on Close).
-func (c *snapCounter) wait() { c.wg.Wait() }
+// wait stops the quiet watch and waits for a requested snapshot to
+// finish (on Close).
+func (c *snapCounter) wait() {
+	c.stopOnce.Do(func() {
+		if c.quit != nil {
+			close(c.quit)
+		}
+	})
+	c.wg.Wait()
+}

@@ -198,3 +198,68 @@ func TestRestartSnapshotsAfterReplay(t *testing.T) {
 	require.LessOrEqual(t, loaded.Max, int64(logLast))
 	require.Equal(t, int64(1), n.metrics.txnsLoadTime.Value().Count)
 }
+
+// TestSnapCounterQuietSnapshot: once nothing has been applied for the
+// quiet time, a log holding a quarter of snapCount since the last
+// snapshot gets one snapshot; a smaller log, a busy server or a replay
+// gets none.
+func TestSnapCounterQuietSnapshot(t *testing.T) {
+	takes := 0
+	c := newSnapCounter(100, -1, func() { takes++ })
+	c.roll = 100
+	start := time.Now()
+	c.applied(1, 10, 1, 1)
+	c.checkQuiet(start.Add(time.Hour), time.Second)
+	c.wait()
+	require.Zero(t, takes, "10 entries of a snapCount of 100 are not worth it")
+
+	c.applied(11, 30, 1, 1)
+	c.checkQuiet(time.Now(), time.Second)
+	c.wait()
+	require.Zero(t, takes, "not quiet yet")
+	c.checkQuiet(time.Now().Add(2*time.Second), time.Second)
+	c.wait()
+	require.Equal(t, 1, takes, "30 entries, quiet for the quiet time")
+	c.checkQuiet(time.Now().Add(3*time.Second), time.Second)
+	c.wait()
+	require.Equal(t, 1, takes, "one request per quiet spell")
+
+	c.taken(30)
+	c.applied(31, 40, 1, 1)
+	c.checkQuiet(time.Now().Add(time.Hour), time.Second)
+	c.wait()
+	require.Equal(t, 1, takes, "10 entries since the snapshot")
+
+	// Bytes: a quarter of the byte limit.
+	takes = 0
+	c = newSnapCounter(100000, 1000, func() { takes++ })
+	c.applied(1, 1, 1, 300)
+	c.checkQuiet(time.Now().Add(time.Hour), time.Second)
+	c.wait()
+	require.Equal(t, 1, takes, "300 bytes of a 1000-byte limit")
+
+	// Not while replaying the log found at start.
+	takes = 0
+	c = newSnapCounter(100, -1, func() { takes++ })
+	c.roll = 100
+	c.replayUntil(80, 1)
+	c.applied(1, 50, 1, 1)
+	c.checkQuiet(time.Now().Add(time.Hour), time.Second)
+	c.wait()
+	require.Zero(t, takes)
+}
+
+// TestSnapCounterQuietWatchStops: the watch's goroutine ends with wait.
+func TestSnapCounterQuietWatchStops(t *testing.T) {
+	taken := make(chan struct{}, 1)
+	c := newSnapCounter(4, -1, func() { taken <- struct{}{} })
+	c.roll = 100
+	c.watchQuiet(40 * time.Millisecond)
+	c.applied(1, 3, 1, 1)
+	select {
+	case <-taken:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no quiet snapshot")
+	}
+	c.wait()
+}
