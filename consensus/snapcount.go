@@ -186,9 +186,14 @@ func (c *snapCounter) applied(first, last, term, size uint64) {
 
 // request asks for a snapshot unless one is being taken.
 func (c *snapCounter) request() {
-	if !c.pending.CompareAndSwap(false, true) {
-		return
+	if c.pending.CompareAndSwap(false, true) {
+		c.launch()
 	}
+}
+
+// launch takes a snapshot from a goroutine of its own; the caller set
+// pending.
+func (c *snapCounter) launch() {
 	c.wg.Add(1)
 	go func() {
 		defer c.wg.Done()

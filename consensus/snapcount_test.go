@@ -238,6 +238,19 @@ func TestSnapCounterQuietSnapshot(t *testing.T) {
 	c.wait()
 	require.Equal(t, 1, takes, "300 bytes of a 1000-byte limit")
 
+	// A snapshot still being taken puts the quiet one off, not away.
+	takes = 0
+	c = newSnapCounter(100, -1, func() { takes++ })
+	c.roll = 100
+	c.applied(1, 30, 1, 1)
+	c.pending.Store(true)
+	c.checkQuiet(time.Now().Add(time.Hour), time.Second)
+	require.Zero(t, takes)
+	c.pending.Store(false)
+	c.checkQuiet(time.Now().Add(time.Hour), time.Second)
+	c.wait()
+	require.Equal(t, 1, takes, "asked for once the snapshot in progress ended")
+
 	// Not while replaying the log found at start.
 	takes = 0
 	c = newSnapCounter(100, -1, func() { takes++ })

@@ -56,10 +56,14 @@ func (c *snapCounter) watchQuiet(after time.Duration) {
 }
 
 // checkQuiet asks for the quiet snapshot when it is due at now. One
-// request per quiet spell: the next applied batch decides again.
+// request per quiet spell: the next applied batch decides again. A
+// snapshot still being taken (one the writes asked for before they
+// stopped, which covers the log only up to where it began) puts it off
+// to a later look.
 func (c *snapCounter) checkQuiet(now time.Time, after time.Duration) {
-	if now.Sub(time.Unix(0, c.lastAt.Load())) < after || !c.quietDue.CompareAndSwap(true, false) {
+	if now.Sub(time.Unix(0, c.lastAt.Load())) < after || !c.quietDue.Load() || !c.pending.CompareAndSwap(false, true) {
 		return
 	}
-	c.request()
+	c.quietDue.Store(false)
+	c.launch()
 }
