@@ -98,15 +98,21 @@ func (c *snapCounter) reroll() {
 	c.bytes = 0
 }
 
-// byteLimit is the bytes of log after which a snapshot is due; 0 is none.
+// byteLimit is the bytes of log after which a snapshot is due (the
+// limit at its drawn point); 0 is none.
 func (c *snapCounter) byteLimit() uint64 {
+	return uint64(float64(c.fullByteLimit()) * c.sizeFrac)
+}
+
+// fullByteLimit is the byte limit before its draw; 0 is none.
+func (c *snapCounter) fullByteLimit() uint64 {
 	switch {
 	case c.sizeLimit < 0:
 		return 0
 	case c.sizeLimit > 0:
-		return uint64(float64(c.sizeLimit) * c.sizeFrac)
+		return uint64(c.sizeLimit)
 	}
-	return uint64(float64(max(c.lastSize.Load(), defaultSnapBytesFloor)) * c.sizeFrac)
+	return uint64(max(c.lastSize.Load(), defaultSnapBytesFloor))
 }
 
 // sized notes the size of a snapshot just written or restored.

@@ -28,10 +28,7 @@ func (c *snapCounter) worthQuiet(index uint64) bool {
 	if index-c.last >= max(c.count/4, 1) {
 		return true
 	}
-	limit := c.byteLimit()
-	if c.sizeFrac > 0 {
-		limit = uint64(float64(limit) / c.sizeFrac) // the limit before its draw
-	}
+	limit := c.fullByteLimit()
 	return limit > 0 && c.bytes >= limit/4
 }
 

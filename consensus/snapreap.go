@@ -19,7 +19,7 @@ import (
 // parent, and freed a step at a time.
 type reapingSnapshots struct {
 	*raft.FileSnapshotStore
-	base   string // the store's directory, parent of "snapshots"
+	base   string // the store's directory, parent of snapshotsSubdir
 	retain int
 }
 
@@ -62,7 +62,7 @@ func (s *reapingSnapshots) reap() {
 		return
 	}
 	for _, m := range metas[min(s.retain, len(metas)):] {
-		fileReclaimer.retire(filepath.Join(s.base, "snapshots", m.ID), filepath.Join(s.base, m.ID+reclaimedSuffix))
+		fileReclaimer.retire(filepath.Join(s.base, snapshotsSubdir, m.ID), filepath.Join(s.base, m.ID+reclaimedSuffix))
 	}
 }
 

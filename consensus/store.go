@@ -79,6 +79,9 @@ const (
 	snapshotDirName = "zkraft-snapshots"
 	logFileName     = "zkraft-raft.db"
 	walDirName      = "zkraft-wal"
+	// snapshotsSubdir is where hashicorp/raft's FileSnapshotStore keeps
+	// its snapshots under the directory it is given.
+	snapshotsSubdir = "snapshots"
 )
 
 // openStores opens the stores s describes. Without a dataDir, a
@@ -130,7 +133,7 @@ func openStores(s Storage, standalone bool, logger hclog.Logger, log *slog.Logge
 // are locked.
 func openLocked(s Storage, logDir string, standalone bool, logger hclog.Logger, log *slog.Logger) (*stores, error) {
 	snapDir := filepath.Join(s.DataDir, snapshotDirName)
-	snaps, err := checkSnapshots(filepath.Join(snapDir, "snapshots"), false)
+	snaps, err := checkSnapshots(filepath.Join(snapDir, snapshotsSubdir), false)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func Verify(dataDir, logDir string) ([]FileReport, error) {
 		r := verifyBolt(boltPath)
 		reports, errs = append(reports, r), append(errs, r.Damage)
 	}
-	snapDir := filepath.Join(dataDir, snapshotDirName, "snapshots")
+	snapDir := filepath.Join(dataDir, snapshotDirName, snapshotsSubdir)
 	if exists(snapDir) {
 		found = true
 		r, err := checkSnapshotsAll(snapDir)
