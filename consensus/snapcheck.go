@@ -42,7 +42,7 @@ func checkSnapshots(dir string, decode bool) ([]FileReport, error) {
 	}
 	var reports []FileReport
 	for _, e := range ents {
-		if !e.IsDir() || strings.HasSuffix(e.Name(), ".tmp") {
+		if !e.IsDir() || strings.HasSuffix(e.Name(), snapshotTmpSuffix) {
 			continue // an unfinished snapshot, which Raft ignores and removes
 		}
 		rep := checkSnapshot(filepath.Join(dir, e.Name()), decode)
@@ -56,7 +56,7 @@ func checkSnapshots(dir string, decode bool) ([]FileReport, error) {
 
 // checkSnapshot checks one snapshot directory.
 func checkSnapshot(dir string, decode bool) FileReport {
-	metaPath, statePath := filepath.Join(dir, "meta.json"), filepath.Join(dir, "state.bin")
+	metaPath, statePath := filepath.Join(dir, "meta.json"), filepath.Join(dir, snapshotStateFile)
 	rep := FileReport{Path: statePath}
 	raw, err := os.ReadFile(metaPath)
 	if err != nil {

@@ -52,7 +52,8 @@ func (s *reapingSnapshots) Create(version raft.SnapshotVersion, index, term uint
 	if err != nil {
 		return nil, err
 	}
-	return &reapingSink{SnapshotSink: sink, store: s}, nil
+	state := filepath.Join(s.base, snapshotsSubdir, sink.ID()+snapshotTmpSuffix, snapshotStateFile)
+	return &reapingSink{SnapshotSink: sink, store: s, pace: openWriteback(state)}, nil
 }
 
 // reap retires every snapshot past the newest retain.
@@ -66,14 +67,30 @@ func (s *reapingSnapshots) reap() {
 	}
 }
 
-// reapingSink reaps its store once it is closed.
+// reapingSink paces the write-out of its file as it is written
+// (writeback.go) and reaps its store once it is closed.
 type reapingSink struct {
 	raft.SnapshotSink
 	store *reapingSnapshots
+	pace  *writeback // nil if the file was not where the store keeps it
+}
+
+// Write implements io.Writer.
+func (k *reapingSink) Write(p []byte) (int, error) {
+	n, err := k.SnapshotSink.Write(p)
+	k.pace.add(n)
+	return n, err
+}
+
+// Cancel implements raft.SnapshotSink.
+func (k *reapingSink) Cancel() error {
+	k.pace.close()
+	return k.SnapshotSink.Cancel()
 }
 
 // Close implements raft.SnapshotSink.
 func (k *reapingSink) Close() error {
+	k.pace.close()
 	if err := k.SnapshotSink.Close(); err != nil {
 		return err
 	}

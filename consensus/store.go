@@ -82,6 +82,11 @@ const (
 	// snapshotsSubdir is where hashicorp/raft's FileSnapshotStore keeps
 	// its snapshots under the directory it is given.
 	snapshotsSubdir = "snapshots"
+	// snapshotTmpSuffix marks a snapshot FileSnapshotStore is still
+	// writing, and snapshotStateFile is the file in a snapshot's directory
+	// that holds the FSM's stream.
+	snapshotTmpSuffix = ".tmp"
+	snapshotStateFile = "state.bin"
 )
 
 // openStores opens the stores s describes. Without a dataDir, a

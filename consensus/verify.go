@@ -71,7 +71,7 @@ func checkSnapshotsAll(dir string) ([]FileReport, error) {
 	var reports []FileReport
 	var errs []error
 	for _, e := range ents {
-		if e.IsDir() && filepath.Ext(e.Name()) != ".tmp" {
+		if e.IsDir() && filepath.Ext(e.Name()) != snapshotTmpSuffix {
 			r := checkSnapshot(filepath.Join(dir, e.Name()), true)
 			reports, errs = append(reports, r), append(errs, r.Damage)
 		}
