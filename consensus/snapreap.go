@@ -3,6 +3,7 @@ package consensus
 import (
 	"math"
 	"path/filepath"
+	"time"
 
 	"github.com/hashicorp/go-hclog"
 	"github.com/hashicorp/raft"
@@ -21,6 +22,7 @@ type reapingSnapshots struct {
 	*raft.FileSnapshotStore
 	base   string // the store's directory, parent of snapshotsSubdir
 	retain int
+	logger hclog.Logger
 }
 
 // keepAll is the retain the FileSnapshotStore under reapingSnapshots gets.
@@ -31,7 +33,10 @@ func newReapingSnapshots(base string, retain int, logger hclog.Logger) (*reaping
 	if err != nil {
 		return nil, err
 	}
-	s := &reapingSnapshots{FileSnapshotStore: files, base: base, retain: max(retain, 1)}
+	if logger == nil {
+		logger = hclog.NewNullLogger()
+	}
+	s := &reapingSnapshots{FileSnapshotStore: files, base: base, retain: max(retain, 1), logger: logger}
 	fileReclaimer.removeReclaimed(base)
 	return s, nil
 }
@@ -73,6 +78,8 @@ type reapingSink struct {
 	raft.SnapshotSink
 	store *reapingSnapshots
 	pace  *writeback // nil if the file was not where the store keeps it
+	// closed is set once Close succeeded.
+	closed bool
 }
 
 // Write implements io.Writer.
@@ -90,10 +97,18 @@ func (k *reapingSink) Cancel() error {
 
 // Close implements raft.SnapshotSink.
 func (k *reapingSink) Close() error {
+	if k.closed {
+		// Persist closes the sink, and Raft closes it again.
+		return nil
+	}
 	k.pace.close()
+	start := time.Now()
 	if err := k.SnapshotSink.Close(); err != nil {
 		return err
 	}
+	k.closed = true
+	k.store.logger.Info("snapshot file written", "id", k.ID(), "paced_steps", k.pace.steps(),
+		"pacing_wait", k.pace.wait(), "final_sync", time.Since(start))
 	k.store.reap()
 	return nil
 }

@@ -1,6 +1,9 @@
 package consensus
 
-import "os"
+import (
+	"os"
+	"time"
+)
 
 // A snapshot is written through the page cache and synced once, when its
 // sink closes. At 10M znodes that leaves 1.4 GB dirty for the final
@@ -27,6 +30,7 @@ type writeback struct {
 	started int64 // end of the last step whose write-out was started
 	off     bool  // the system refused a request, or closed; stop asking
 	closed  bool
+	waited  time.Duration // in the system's calls
 }
 
 // writebackStep is how much of a file is pushed out at once; a variable
@@ -51,18 +55,27 @@ func (w *writeback) add(n int) {
 	}
 	w.written += int64(n)
 	for !w.off && w.written-w.started >= writebackStep {
-		if err := startWriteOut(w.f, w.started, writebackStep); err != nil {
+		t := time.Now()
+		err := w.step()
+		w.waited += time.Since(t)
+		if err != nil {
 			w.off = true
 			return
 		}
-		if w.started >= writebackStep {
-			if err := awaitWriteOut(w.f, w.started-writebackStep, writebackStep); err != nil {
-				w.off = true
-				return
-			}
-		}
 		w.started += writebackStep
 	}
+}
+
+// step starts the write-out of the step at w.started and waits for the
+// one before it.
+func (w *writeback) step() error {
+	if err := startWriteOut(w.f, w.started, writebackStep); err != nil {
+		return err
+	}
+	if w.started < writebackStep {
+		return nil
+	}
+	return awaitWriteOut(w.f, w.started-writebackStep, writebackStep)
 }
 
 // steps reports how many steps' write-out add has started.
@@ -71,6 +84,14 @@ func (w *writeback) steps() int64 {
 		return 0
 	}
 	return w.started / writebackStep
+}
+
+// wait reports the time spent in the system's calls.
+func (w *writeback) wait() time.Duration {
+	if w == nil {
+		return 0
+	}
+	return w.waited
 }
 
 // close releases the file handle; a second close does nothing.

@@ -118,3 +118,32 @@ func TestSnapshotSinkCancelClosesPace(t *testing.T) {
 		t.Fatalf("a cancelled snapshot is listed: %v, %v", metas, err)
 	}
 }
+
+// Raft closes a sink its FSM's Persist already closed: the second Close
+// must not reap or report again.
+func TestSnapshotSinkClosesOnce(t *testing.T) {
+	store, err := newReapingSnapshots(t.TempDir(), 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for i := range 3 {
+		sink, err := store.Create(raft.SnapshotVersionMax, uint64(10+i), 1, raft.Configuration{}, 1, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sink.Write([]byte("state"))
+		if err := sink.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := sink.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+		ids = append(ids, sink.ID())
+	}
+	fileReclaimer.wait()
+	metas, err := store.List()
+	if err != nil || len(metas) != 1 || metas[0].ID != ids[2] {
+		t.Fatalf("listed %v (%v), want only %s", metas, err, ids[2])
+	}
+}
