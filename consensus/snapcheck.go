@@ -56,7 +56,7 @@ func checkSnapshots(dir string, decode bool) ([]FileReport, error) {
 
 // checkSnapshot checks one snapshot directory.
 func checkSnapshot(dir string, decode bool) FileReport {
-	metaPath, statePath := filepath.Join(dir, "meta.json"), filepath.Join(dir, snapshotStateFile)
+	metaPath, statePath := filepath.Join(dir, snapshotMetaFile), filepath.Join(dir, snapshotStateFile)
 	rep := FileReport{Path: statePath}
 	raw, err := os.ReadFile(metaPath)
 	if err != nil {

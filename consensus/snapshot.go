@@ -183,8 +183,12 @@ func readSnapshot(rc io.Reader, cfg datatree.Config) (*restoredState, error) {
 		return nil, fmt.Errorf("consensus: restore: %d bytes after the state", d.Remaining())
 	}
 	// A stream decoder reads no further than the length in the header.
-	if n, _ := io.ReadFull(rc, head[:1]); n != 0 {
+	// Reading on to the end also lets a snapshot store check the whole
+	// file (snapopen.go), so an error there fails the restore.
+	if n, err := io.ReadFull(rc, head[:1]); n != 0 {
 		return nil, errors.New("consensus: restore: bytes after the state")
+	} else if err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("consensus: read snapshot: %w", err)
 	}
 	if format == restoreFormat {
 		if err := rs.rebase(st); err != nil {

@@ -83,10 +83,11 @@ const (
 	// its snapshots under the directory it is given.
 	snapshotsSubdir = "snapshots"
 	// snapshotTmpSuffix marks a snapshot FileSnapshotStore is still
-	// writing, and snapshotStateFile is the file in a snapshot's directory
-	// that holds the FSM's stream.
+	// writing; in a snapshot's directory, snapshotStateFile holds the
+	// FSM's stream and snapshotMetaFile the index, term, size and CRC.
 	snapshotTmpSuffix = ".tmp"
 	snapshotStateFile = "state.bin"
+	snapshotMetaFile  = "meta.json"
 )
 
 // openStores opens the stores s describes. Without a dataDir, a
