@@ -243,18 +243,9 @@ func mustOpen(t *testing.T, path string) *os.File {
 }
 
 func TestDamagedSnapshotRefusesToStart(t *testing.T) {
-	dir := t.TempDir()
-	n, err := tryStart(dir, false, nil)
-	require.NoError(t, err)
-	propose(t, n, &Command{Kind: KindCreateSession, Session: testSession, Timeout: 10000, Time: 1})
-	propose(t, n, txnCmd(wire.OpCreate, &wire.CreateRequest{Path: "/snap", Data: payload(1), ACL: wire.OpenACLUnsafe}))
-	require.NoError(t, n.Snapshot())
-	require.NoError(t, n.Close())
-	states, err := filepath.Glob(filepath.Join(dir, snapshotDirName, "snapshots", "*", "state.bin"))
-	require.NoError(t, err)
-	require.Len(t, states, 1)
-	patch(t, states[0], offsetOf(t, states[0], payload(1))+8, []byte("9"))
-	requireRefused(t, dir, false, states[0])
+	dir, state := snapshotOnDisk(t)
+	patch(t, state, offsetOf(t, state, payload(1))+8, []byte("9"))
+	requireRefused(t, dir, false, state)
 }
 
 func TestSecondNodeOnDataDirFailsAtOnce(t *testing.T) {

@@ -1,6 +1,7 @@
 package datatree
 
 import (
+	"bytes"
 	"hash/maphash"
 	"iter"
 	"math/rand/v2"
@@ -66,11 +67,33 @@ func (t *childTable) get(name string) *node {
 // add inserts c, which must not be present, and sets c.hash.
 func (t *childTable) add(c *node) {
 	c.hash = uint32(maphash.Bytes(childSeed, c.name()))
+	t.insert(c)
+}
+
+// insert adds c, whose hash is set.
+func (t *childTable) insert(c *node) {
 	if t.n >= t.limit {
 		t.resize(max(minTableLen, 2*len(t.slots)))
 	}
 	t.place(c)
 	t.n++
+}
+
+// addNew inserts c as add does, unless a child of the same name is
+// present; it reports whether it inserted c.
+func (t *childTable) addNew(c *node) bool {
+	h := uint32(maphash.Bytes(childSeed, c.name()))
+	if len(t.slots) > 0 {
+		tag, mask := ctrlOf(h), uint32(len(t.slots)-1)
+		for i := h & mask; t.ctrl[i] != 0; i = (i + 1) & mask {
+			if o := t.slots[i]; t.ctrl[i] == tag && o.hash == h && bytes.Equal(o.name(), c.name()) {
+				return false
+			}
+		}
+	}
+	c.hash = h
+	t.insert(c)
+	return true
 }
 
 // place puts c in the first free slot of its probe sequence.

@@ -95,9 +95,25 @@ func (t *Tree) replaceData(n *node, data []byte) {
 
 // attach accounts for a node that became reachable at path.
 func (t *Tree) attach(path string, n *node) {
+	t.account(n, javaLen(path))
+	t.index(path, n)
+}
+
+// account counts a node whose path is pathLen Java characters long.
+func (t *Tree) account(n *node, pathLen int64) {
 	t.count++
 	t.maxCzxid = max(t.maxCzxid, n.czxid)
-	t.dataSize += javaLen(path) + int64(n.dataLen())
+	t.dataSize += pathLen + int64(n.dataLen())
+}
+
+// indexed reports whether index records n: it is a container, a TTL
+// node or an ephemeral.
+func (t *Tree) indexed(n *node) bool {
+	return ownerKind(n.owner(), t.cfg.ExtendedTypesEnabled) != kindPersistent
+}
+
+// index records a container, TTL node or ephemeral n at path.
+func (t *Tree) index(path string, n *node) {
 	owner := n.owner()
 	switch ownerKind(owner, t.cfg.ExtendedTypesEnabled) {
 	case kindContainer:

@@ -285,6 +285,16 @@ func (n *node) addChild(c *node) {
 	e.kids.add(c)
 }
 
+// addNewChild links c under n as addChild does, unless n already has a
+// child of c's name; it reports whether it linked c.
+func (n *node) addNewChild(c *node) bool {
+	e := n.extOf()
+	if e.kids == nil {
+		e.kids = &childTable{}
+	}
+	return e.kids.addNew(c)
+}
+
 // removeChild unlinks the named child, dropping the table when it becomes
 // empty (and the ext when all else is default) so that leaves that once
 // had children cost little extra.

@@ -99,3 +99,6 @@ func isSpecialPath(path string) bool {
 // javaLen is String.length() of a path: UTF-16 code units. Valid paths hold
 // only BMP characters, so it is the rune count.
 func javaLen(path string) int64 { return int64(utf8.RuneCountInString(path)) }
+
+// javaLenBytes is javaLen of a path or name held as bytes.
+func javaLenBytes(b []byte) int64 { return int64(utf8.RuneCount(b)) }

@@ -249,6 +249,34 @@ func (d *Decoder) String() string {
 	return javaString(d.take(n))
 }
 
+// AppendString reads a length-prefixed string as String does and appends
+// its bytes to dst, without making a string of them (a null adds nothing
+// and is counted by Nulls).
+func (d *Decoder) AppendString(dst []byte) []byte {
+	n, ok := d.length()
+	if !ok {
+		if d.err == nil {
+			d.nulls++
+		}
+		return dst
+	}
+	p := d.take(n)
+	if utf8.Valid(p) {
+		return append(dst, p...)
+	}
+	return append(dst, javaString(p)...)
+}
+
+// AppendBuffer reads a length-prefixed buffer as Buffer does and appends
+// its bytes to dst; null reports a length of -1 (Buffer's nil).
+func (d *Decoder) AppendBuffer(dst []byte) (out []byte, null bool) {
+	n, ok := d.length()
+	if !ok {
+		return dst, d.err == nil
+	}
+	return append(dst, d.take(n)...), false
+}
+
 // stringFrom reads a string as String does, returning the element of
 // common equal to it, if any, rather than a new copy.
 func (d *Decoder) stringFrom(common []string) string {
