@@ -54,18 +54,26 @@ func checkSnapshots(dir string, decode bool) ([]FileReport, error) {
 	return reports, nil
 }
 
+// readSnapMeta reads and parses a snapshot's meta.json.
+func readSnapMeta(path string) (snapMeta, error) {
+	var meta snapMeta
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		return meta, damaged(path, -1, 0, "cannot read: %v", err)
+	}
+	if err := json.Unmarshal(raw, &meta); err != nil {
+		return meta, damaged(path, -1, 0, "does not parse: %v", err)
+	}
+	return meta, nil
+}
+
 // checkSnapshot checks one snapshot directory.
 func checkSnapshot(dir string, decode bool) FileReport {
 	metaPath, statePath := filepath.Join(dir, snapshotMetaFile), filepath.Join(dir, snapshotStateFile)
 	rep := FileReport{Path: statePath}
-	raw, err := os.ReadFile(metaPath)
+	meta, err := readSnapMeta(metaPath)
 	if err != nil {
-		rep.Path, rep.Damage = metaPath, damaged(metaPath, -1, 0, "cannot read: %v", err)
-		return rep
-	}
-	var meta snapMeta
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		rep.Path, rep.Damage = metaPath, damaged(metaPath, -1, 0, "does not parse: %v", err)
+		rep.Path, rep.Damage = metaPath, err
 		return rep
 	}
 	// meta.json has no checksum of its own, but its ID and the directory

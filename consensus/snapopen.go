@@ -3,7 +3,6 @@ package consensus
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"hash"
 	"hash/crc64"
 	"io"
@@ -37,13 +36,9 @@ const snapshotReadBuffer = 256 << 10
 func (s *reapingSnapshots) Open(id string) (*raft.SnapshotMeta, io.ReadCloser, error) {
 	dir := filepath.Join(s.base, snapshotsSubdir, id)
 	metaPath, statePath := filepath.Join(dir, snapshotMetaFile), filepath.Join(dir, snapshotStateFile)
-	raw, err := os.ReadFile(metaPath)
+	meta, err := readSnapMeta(metaPath)
 	if err != nil {
 		return nil, nil, err
-	}
-	var meta snapMeta
-	if err := json.Unmarshal(raw, &meta); err != nil {
-		return nil, nil, damaged(metaPath, -1, 0, "does not parse: %v", err)
 	}
 	f, err := os.Open(statePath)
 	if err != nil {

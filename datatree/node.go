@@ -277,22 +277,19 @@ func (n *node) child(name string) *node {
 
 // addChild links c (whose name is in its buffer) under n, allocating the
 // child table on first use.
-func (n *node) addChild(c *node) {
-	e := n.extOf()
-	if e.kids == nil {
-		e.kids = &childTable{}
-	}
-	e.kids.add(c)
-}
+func (n *node) addChild(c *node) { n.kids().add(c) }
 
 // addNewChild links c under n as addChild does, unless n already has a
 // child of c's name; it reports whether it linked c.
-func (n *node) addNewChild(c *node) bool {
+func (n *node) addNewChild(c *node) bool { return n.kids().addNew(c) }
+
+// kids returns n's child table, allocating it (and the ext) on first use.
+func (n *node) kids() *childTable {
 	e := n.extOf()
 	if e.kids == nil {
 		e.kids = &childTable{}
 	}
-	return e.kids.addNew(c)
+	return e.kids
 }
 
 // removeChild unlinks the named child, dropping the table when it becomes
